@@ -1,0 +1,142 @@
+import Foundation
+
+/// The kinds of file a tape can be read from, detected from the file's content.
+public enum CassetteFormat: String, Sendable, CaseIterable {
+    /// HTTPVCR's own format as pretty-printed JSON (the default).
+    case json
+    /// HTTPVCR's own format as an XML property list.
+    case plist
+    /// HAR 1.2, as written by browsers' developer tools, mitmproxy, Polly.js and Replay.
+    case har
+    /// YAHTTPVCR's tape, as JSON or as a property list.
+    case yahttpvcr
+    /// VCR.py's JSON serializer (`{"version": 1, "interactions": [...]}`).
+    case vcrpy
+
+    /// Written by another tool: HTTPVCR replays it but never records into it.
+    public var isForeign: Bool {
+        switch self {
+        case .json, .plist: false
+        case .har, .yahttpvcr, .vcrpy: true
+        }
+    }
+
+    /// The format HTTPVCR writes for a file name: `.plist` is a property list, `.har` is HAR, anything else JSON.
+    public static func forWriting(to url: URL) -> CassetteFormat {
+        switch url.pathExtension.lowercased() {
+        case "plist": .plist
+        case "har": .har
+        default: .json
+        }
+    }
+}
+
+/// Reads and writes cassette files: detects the format, turns the bytes into a ``Tape`` and back, and saves
+/// atomically so that a failed write never leaves half a cassette behind.
+public enum CassetteFile {
+    /// Reads the file at `url`.
+    /// - Throws: ``VCRError`` with code ``VCRError/Code/cassetteNotFound`` when there is no file, and
+    ///   ``VCRError/Code/malformedCassette`` naming the file and the problem when it cannot be read.
+    public static func read(at url: URL) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw VCRError(.cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path)
+            }
+            throw VCRError.malformed(url.path, "cannot be read (\(error.localizedDescription))")
+        }
+        return try decode(data, path: url.path)
+    }
+
+    /// Turns a file's bytes into a tape. `path` names the file in errors; its extension helps detection.
+    public static func decode(_ data: Data, path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
+        let isPropertyList = data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
+            || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8))
+        let object: Any
+        do {
+            if isPropertyList {
+                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            } else {
+                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            }
+        } catch {
+            let kind = isPropertyList ? "property list" : "JSON"
+            throw VCRError.malformed(path, "not valid \(kind) (truncated or corrupt?): \(Self.reason(error))")
+        }
+        do {
+            if HTTPVCRFormat.isReadable(object) {
+                return (try HTTPVCRFormat.tape(from: object), isPropertyList ? .plist : .json)
+            }
+            if path.lowercased().hasSuffix(".har") || HARFormat.isReadable(object) {
+                return (try HARFormat.tape(from: object), .har)
+            }
+            if YAHTTPVCRFormat.isReadable(object) { return (try YAHTTPVCRFormat.tape(from: object), .yahttpvcr) }
+            if VCRPyFormat.isReadable(object) { return (try VCRPyFormat.tape(from: object), .vcrpy) }
+        } catch {
+            throw VCRError.malformed(path, error.reason)
+        }
+        throw VCRError.malformed(
+            path,
+            "not a cassette format HTTPVCR knows (HTTPVCR JSON or plist, HAR 1.2, YAHTTPVCR, VCR.py JSON)"
+        )
+    }
+
+    /// The bytes of `tape` in `format`. Foreign formats HTTPVCR cannot write (YAHTTPVCR, VCR.py) throw.
+    public static func encode(_ tape: Tape, as format: CassetteFormat) throws(VCRError) -> Data {
+        switch format {
+        case .json:
+            return HTTPVCRFormat.document(tape).serialized()
+        case .plist:
+            do {
+                return try PropertyListSerialization.data(
+                    fromPropertyList: HTTPVCRFormat.document(tape).foundationObject ?? [:],
+                    format: .xml,
+                    options: 0
+                )
+            } catch {
+                throw VCRError(.saveFailed, "Cannot write the tape as a property list: \(reason(error))")
+            }
+        case .har:
+            return HARFormat.document(tape).serialized()
+        case .yahttpvcr, .vcrpy:
+            throw VCRError(.saveFailed, "HTTPVCR reads \(format.rawValue) cassettes but does not write them")
+        }
+    }
+
+    /// Writes `tape` to `url` atomically: a temporary file next to it, then a rename. Missing folders are
+    /// created. On failure the file that was there is untouched.
+    public static func write(_ tape: Tape, to url: URL, as format: CassetteFormat) throws(VCRError) {
+        let data = try encode(tape, as: format)
+        try write(data, to: url)
+    }
+
+    /// Writes bytes to `url` atomically (see ``write(_:to:as:)``).
+    public static func write(_ data: Data, to url: URL) throws(VCRError) {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try data.write(to: temporary)
+            if rename(temporary.path, url.path) != 0 {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw VCRError(
+                .saveFailed,
+                "Cannot save cassette \(url.path): \(reason(error)). The previous file, if any, is unchanged.",
+                cassettePath: url.path
+            )
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String { return debug }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError { return underlying.localizedDescription }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,9 @@
+import Foundation
+
+// Placeholder until the reader is written (issue 5).
+enum VCRPyFormat {
+    static func isReadable(_ object: Any) -> Bool { false }
+    static func tape(from object: Any) throws(DecodeFailure) -> Tape {
+        throw DecodeFailure("VCRPy cassettes are not supported yet")
+    }
+}

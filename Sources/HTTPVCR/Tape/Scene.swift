@@ -1,0 +1,126 @@
+import Foundation
+
+/// One thing that happened to one request, at one moment, as it sits on a cassette's tape.
+///
+/// A tape is the ordered list of scenes of every request a cassette holds. Scenes of one request share a
+/// ``chapter``; scenes of concurrent requests interleave in the order they really happened, which is what
+/// chronological playback reproduces.
+public struct Scene: Sendable, Equatable {
+    /// The request this scene belongs to: every scene of one request has the same chapter number.
+    public var chapter: Int
+    /// Seconds from the moment the request was sent until this scene happened.
+    public var time: TimeInterval
+    public var event: Event
+
+    public init(chapter: Int, time: TimeInterval = 0, event: Event) {
+        self.chapter = chapter
+        self.time = time
+        self.event = event
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// The request as it was sent (after filtering). Always the first scene of a chapter.
+        case request(RecordedRequest)
+        /// A redirect hop: the 3xx response, and the request that followed it.
+        case redirect(RecordedResponse, to: RecordedRequest)
+        /// The final response's status line and headers.
+        case response(RecordedResponse)
+        /// One chunk of the response body, as it was received.
+        case data(Data)
+        /// The request failed: a transport error, a timeout, a cancellation.
+        case error(RecordedError)
+        /// The request finished successfully.
+        case completion
+    }
+}
+
+/// A request as recorded on a tape: what the matchers compare and what a reader of the cassette sees.
+public struct RecordedRequest: Sendable, Equatable {
+    public var method: String
+    public var url: String
+    /// Header fields in the order they are written; names keep their original case.
+    public var headers: [HTTPHeader]
+    public var body: Data?
+
+    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A response's status line and headers as recorded on a tape. Its body is in the chapter's data scenes.
+public struct RecordedResponse: Sendable, Equatable {
+    public var url: String
+    public var statusCode: Int
+    public var httpVersion: String
+    public var headers: [HTTPHeader]
+
+    public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [HTTPHeader] = []) {
+        self.url = url
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.headers = headers
+    }
+}
+
+/// A transport error as recorded on a tape: enough to rebuild an `NSError` with the same domain, code and
+/// (string) user info.
+public struct RecordedError: Sendable, Equatable {
+    public var domain: String
+    public var code: Int
+    public var userInfo: [String: String]
+
+    public init(domain: String, code: Int, userInfo: [String: String] = [:]) {
+        self.domain = domain
+        self.code = code
+        self.userInfo = userInfo
+    }
+}
+
+/// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the order and
+/// case a server sent.
+public struct HTTPHeader: Sendable, Equatable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension Array where Element == HTTPHeader {
+    /// The value of the first field with this name, compared case-insensitively.
+    public subscript(field name: String) -> String? {
+        get { first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        set {
+            let matches = { (header: HTTPHeader) in header.name.caseInsensitiveCompare(name) == .orderedSame }
+            guard let newValue else { return removeAll(where: matches) }
+            if let index = firstIndex(where: matches) {
+                self[index].value = newValue
+                let duplicates = self[(index + 1)...].filter(matches)
+                if !duplicates.isEmpty {
+                    self = Array(self[...index]) + self[(index + 1)...].filter { !matches($0) }
+                }
+            } else {
+                append(HTTPHeader(name, newValue))
+            }
+        }
+    }
+
+    /// The fields as Foundation wants them.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for header in self where result[header.name] == nil { result[header.name] = header.value }
+        return result
+    }
+
+    /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
+    public init(_ dictionary: [String: String]) {
+        self = dictionary
+            .map { HTTPHeader($0.key, $0.value) }
+            .sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
+}

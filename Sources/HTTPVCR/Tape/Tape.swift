@@ -1,0 +1,127 @@
+import Foundation
+
+/// The one model every part of HTTPVCR shares: a cassette's ordered scenes.
+///
+/// File formats turn files into a tape and back; the player reads it; the recorder appends to it. Nothing
+/// downstream knows which format a tape came from.
+public struct Tape: Sendable, Equatable {
+    public var scenes: [Scene]
+
+    public init(scenes: [Scene] = []) {
+        self.scenes = scenes
+    }
+
+    /// A tape that plays the interactions one after the other, as formats without interleaving describe them.
+    public init(interactions: [Interaction]) {
+        self.scenes = interactions.flatMap(\.scenes)
+    }
+
+    /// The tape's requests, one per chapter, in the order the chapters start.
+    public var interactions: [Interaction] {
+        var order: [Int] = []
+        var byChapter: [Int: [Scene]] = [:]
+        for scene in scenes {
+            if byChapter[scene.chapter] == nil { order.append(scene.chapter) }
+            byChapter[scene.chapter, default: []].append(scene)
+        }
+        return order.compactMap { Interaction(scenes: byChapter[$0]!) }
+    }
+
+    /// The next chapter number that is not used on this tape.
+    public var nextChapter: Int {
+        (scenes.map(\.chapter).max() ?? 0) + 1
+    }
+}
+
+/// All the scenes of one request, read as one request and its outcome.
+public struct Interaction: Sendable, Equatable {
+    public var scenes: [Scene]
+
+    /// Groups scenes of one chapter. Returns nil when the first scene is not a request.
+    public init?(scenes: [Scene]) {
+        guard let first = scenes.first, case .request = first.event else { return nil }
+        self.scenes = scenes
+    }
+
+    /// Builds the scenes of a request that finished with a response and a body (or with an error).
+    public init(
+        chapter: Int,
+        request: RecordedRequest,
+        redirects: [Redirect] = [],
+        response: RecordedResponse?,
+        chunks: [Data] = [],
+        error: RecordedError? = nil,
+        timeToFirstByte: TimeInterval = 0,
+        duration: TimeInterval = 0
+    ) {
+        var scenes = [Scene(chapter: chapter, time: 0, event: .request(request))]
+        for redirect in redirects {
+            scenes.append(Scene(chapter: chapter, time: 0, event: .redirect(redirect.response, to: redirect.request)))
+        }
+        if let response {
+            scenes.append(Scene(chapter: chapter, time: timeToFirstByte, event: .response(response)))
+        }
+        for chunk in chunks {
+            scenes.append(Scene(chapter: chapter, time: timeToFirstByte, event: .data(chunk)))
+        }
+        if let error {
+            scenes.append(Scene(chapter: chapter, time: duration, event: .error(error)))
+        } else if response != nil {
+            scenes.append(Scene(chapter: chapter, time: duration, event: .completion))
+        }
+        self.scenes = scenes
+    }
+
+    public struct Redirect: Sendable, Equatable {
+        public var response: RecordedResponse
+        public var request: RecordedRequest
+
+        public init(response: RecordedResponse, request: RecordedRequest) {
+            self.response = response
+            self.request = request
+        }
+    }
+
+    public var chapter: Int { scenes[0].chapter }
+
+    public var request: RecordedRequest {
+        guard case let .request(request) = scenes[0].event else { preconditionFailure("checked in init") }
+        return request
+    }
+
+    public var redirects: [Redirect] {
+        scenes.compactMap {
+            guard case let .redirect(response, to: request) = $0.event else { return nil }
+            return Redirect(response: response, request: request)
+        }
+    }
+
+    public var response: RecordedResponse? {
+        for scene in scenes { if case let .response(response) = scene.event { return response } }
+        return nil
+    }
+
+    public var chunks: [Data] {
+        scenes.compactMap { if case let .data(data) = $0.event { data } else { nil } }
+    }
+
+    /// The whole response body: every chunk, joined.
+    public var body: Data {
+        chunks.reduce(into: Data()) { $0.append($1) }
+    }
+
+    public var error: RecordedError? {
+        for scene in scenes { if case let .error(error) = scene.event { return error } }
+        return nil
+    }
+
+    /// When the response (or the error) came, in seconds after the request was sent.
+    public var timeToFirstByte: TimeInterval? {
+        scenes.first {
+            switch $0.event {
+            case .response, .error: true
+            default: false
+            }
+        }?.time
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Everything that can go wrong with a cassette, said so that a reader knows which file and what to do next.
+///
+/// A `VCRError` is also what a task fails with when HTTPVCR refuses a request (an unmatched request on a
+/// write-protected cassette, an upload whose body it cannot see). It bridges to `NSError` in the
+/// ``errorDomain`` with the ``Code`` as its code, so it survives the trip through URLSession.
+public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError, CustomNSError {
+    public var code: Code
+    /// The full, human-readable explanation.
+    public var message: String
+    /// The cassette file concerned, when there is one.
+    public var cassettePath: String?
+
+    public init(_ code: Code, _ message: String, cassettePath: String? = nil) {
+        self.code = code
+        self.message = message
+        self.cassettePath = cassettePath
+    }
+
+    public enum Code: Int, Sendable {
+        /// The file is not a cassette HTTPVCR can read: truncated, wrong types, bad base64, unknown version.
+        case malformedCassette = 1
+        /// `.none` mode, or a foreign cassette, and no file at the path.
+        case cassetteNotFound = 2
+        /// Writing the cassette failed; the previous file is untouched.
+        case saveFailed = 3
+        /// A request that matched nothing on a cassette that may not record.
+        case noMatch = 4
+        /// A cassette written by another tool cannot be recorded into.
+        case foreignCassetteIsReadOnly = 5
+        /// The request cannot be intercepted faithfully on this platform.
+        case unsupportedRequest = 6
+        /// `insertCassette` while another cassette is inserted, or `ejectCassette` with none.
+        case cassetteState = 7
+        /// `beforeRecordRequest` refused a request on a cassette that may not record.
+        case requestIgnored = 8
+    }
+
+    public var description: String { message }
+    public var errorDescription: String? { message }
+
+    public static var errorDomain: String { "HTTPVCR.VCRError" }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+}
+
+extension VCRError {
+    static func malformed(_ path: String, _ what: String) -> VCRError {
+        VCRError(.malformedCassette, "Malformed cassette \(path): \(what)", cassettePath: path)
+    }
+}
