@@ -1,0 +1,95 @@
+import Foundation
+
+/// What a cassette does with requests it cannot replay, and whether it replays at all.
+///
+/// A struct with static members rather than an enum, so that the environment variable `VCR_RECORD_MODE` can
+/// name one (``init(rawValue:)``) and so that later modes do not break exhaustive switches in user code.
+public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        let known = ["once", "new", "none", "all"]
+        let value = rawValue.trimmingCharacters(in: .whitespaces).lowercased()
+        guard known.contains(value) else { return nil }
+        self.rawValue = value
+    }
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// A new cassette records everything; an existing one only replays, and a request it cannot match fails.
+    public static let once = RecordMode("once")
+    /// Replays what matches; what does not is sent to the network and recorded.
+    public static let new = RecordMode("new")
+    /// Replays only and never writes. Inserting a cassette whose file is missing throws.
+    public static let none = RecordMode("none")
+    /// Inserting erases the cassette; everything is recorded again and nothing is replayed.
+    public static let all = RecordMode("all")
+
+    /// The environment variable that, when set, overrides the configured mode: `VCR_RECORD_MODE=all swift test`.
+    public static let environmentVariable = "VCR_RECORD_MODE"
+
+    /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`.
+    public static var fromEnvironment: RecordMode? {
+        ProcessInfo.processInfo.environment[environmentVariable].flatMap(RecordMode.init(rawValue:))
+    }
+
+    public var description: String { ".\(rawValue)" }
+}
+
+/// How replayed requests are paced against each other.
+public struct PlaybackMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        let value = rawValue.lowercased()
+        guard value == "chronological" || value == "momentary" else { return nil }
+        self.rawValue = value
+    }
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Scenes of all requests are delivered in tape order, so concurrent requests complete in the order they
+    /// did when recorded. A scene of a request nobody has issued is waited for at most
+    /// ``VCRConfiguration/chronologicalWait`` before playback goes on with the requests that are waiting.
+    public static let chronological = PlaybackMode("chronological")
+    /// Each request gets its recorded scenes as soon as it is issued.
+    public static let momentary = PlaybackMode("momentary")
+
+    public var description: String { ".\(rawValue)" }
+}
+
+/// Which hosts a cassette intercepts. Requests to other hosts go to the network, unrecorded.
+///
+/// ```swift
+/// configuration.hostFilter = ["127.0.0.1", "api.example.com"]        // an allow-list
+/// configuration.hostFilter = .matching { host in host.hasSuffix(".example.com") }
+/// ```
+public struct HostFilter: Sendable, ExpressibleByArrayLiteral {
+    private let accepts: @Sendable (String) -> Bool
+
+    /// Hosts for which `predicate` returns true. The host is lowercased.
+    public static func matching(_ predicate: @escaping @Sendable (String) -> Bool) -> HostFilter {
+        HostFilter(accepts: predicate)
+    }
+
+    /// Every host (the default).
+    public static let all = HostFilter(accepts: { _ in true })
+
+    public init(arrayLiteral hosts: String...) {
+        self.init(hosts)
+    }
+
+    /// Exactly these hosts, compared case-insensitively.
+    public init(_ hosts: [String]) {
+        let allowed = Set(hosts.map { $0.lowercased() })
+        self.accepts = { allowed.contains($0) }
+    }
+
+    private init(accepts: @escaping @Sendable (String) -> Bool) {
+        self.accepts = accepts
+    }
+
+    public func accepts(host: String) -> Bool {
+        accepts(host.lowercased())
+    }
+}

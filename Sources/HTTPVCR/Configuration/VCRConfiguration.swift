@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything that decides how cassettes record and replay: a `Sendable` value.
+///
+/// `VCR.setup { configuration in … }` edits the shared defaults; `VCR.insertCassette { configuration in … }`
+/// edits a copy for one cassette only.
+///
+/// ```swift
+/// VCR.setup { configuration in
+///     configuration.cassettesPath = "/path/to/Cassettes"
+///     configuration.hostFilter = ["127.0.0.1"]
+///     configuration.matchers = [.method, .path]
+///     configuration.recordMode = .once
+///     configuration.playbackMode = .chronological
+/// }
+/// ```
+public struct VCRConfiguration: Sendable {
+    /// The folder relative cassette paths are resolved against. Defaults to `Cassettes` in the current
+    /// directory.
+    public var cassettesPath: String = FileManager.default.currentDirectoryPath + "/Cassettes"
+    /// The cassette file, relative to ``cassettesPath`` or absolute. Without an extension `.json` is added;
+    /// `.plist` stores a property list.
+    public var cassettePath: String?
+    /// Which hosts are intercepted. Default: all of them.
+    public var hostFilter: HostFilter = .all
+    /// What must be equal for a request to replay a recorded one.
+    public var matchers: [Matcher] = [.method, .scheme, .host, .port, .path, .query]
+    /// Default `.once`. The environment variable `VCR_RECORD_MODE` overrides it when set.
+    public var recordMode: RecordMode = .once
+    public var playbackMode: PlaybackMode = .chronological
+    /// In chronological playback, how long to wait for a request whose scene is next on the tape before
+    /// going on with the requests that are waiting. Long enough for requests a test starts together.
+    public var chronologicalWait: TimeInterval = 0.3
+
+    // MARK: Filters (see Docs/Filters.md)
+
+    /// Returns the path to use instead of the request's, for matching and recording.
+    public var pathFilter: (@Sendable (URLRequest) -> String)?
+    public var queryParametersFilter: QueryParametersFilter?
+    public var headersFilter: HeadersFilter?
+    public var postBodyFilter: PostBodyFilter?
+    public var responseBodyFilter: ResponseBodyFilter?
+    /// Returns the request to match and record instead, or nil to let the request through to the network
+    /// untouched: neither recorded nor replayed.
+    public var beforeRecordRequest: (@Sendable (URLRequest) -> URLRequest?)?
+    /// Returns the response and body to record instead, or nil not to record this response at all.
+    public var beforeRecordResponse: (@Sendable (URLRequest, HTTPURLResponse, Data?) -> (HTTPURLResponse, Data?)?)?
+    /// Request headers written to cassettes only as ``filteredPlaceholder``, never in clear. Secure by
+    /// default; set to `[]` to record them as they are.
+    public var secureHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// What filtered secrets are written as.
+    public static let filteredPlaceholder = "[FILTERED]"
+
+    public init() {}
+
+    /// The record mode in force: `VCR_RECORD_MODE` when set, else ``recordMode``.
+    public var effectiveRecordMode: RecordMode {
+        RecordMode.fromEnvironment ?? recordMode
+    }
+
+    /// The cassette file ``cassettePath`` names, resolved against ``cassettesPath``, `.json` added when it
+    /// has no extension.
+    public var cassetteURL: URL? {
+        guard let cassettePath, !cassettePath.isEmpty else { return nil }
+        var url = cassettePath.hasPrefix("/")
+            ? URL(fileURLWithPath: cassettePath)
+            : URL(fileURLWithPath: cassettesPath).appendingPathComponent(cassettePath)
+        if url.pathExtension.isEmpty { url.appendPathExtension("json") }
+        return url.standardizedFileURL
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Who receives a replayed chapter's scenes: the URLProtocol instance serving the live request.
+protocol SceneReceiver: AnyObject, Sendable {
+    func receive(_ event: Scene.Event)
+}
+
+/// One scene handed to one receiver.
+struct Delivery {
+    let receiver: any SceneReceiver
+    let event: Scene.Event
+}
+
+/// Decides which recorded scenes can be delivered now. It holds no lock: the cassette calls it under its own.
+///
+/// Chronological playback walks the tape in order and stops at a scene whose request nobody has issued yet.
+/// If requests are waiting behind it for longer than `wait`, that chapter is bypassed: its scenes leave the
+/// chronological order and are delivered at once whenever it is requested. Momentary playback delivers a
+/// chapter's scenes as soon as it is requested.
+struct Player {
+    let scenes: [Scene]
+    /// For each scene, the position of its chapter.
+    let chapterOfScene: [Int]
+    /// For each chapter, the positions of its scenes in tape order.
+    let scenesOfChapter: [[Int]]
+    let mode: PlaybackMode
+    let wait: TimeInterval
+
+    private var delivered: [Bool]
+    private var receivers: [Int: any SceneReceiver] = [:]
+    private var bypassed: Set<Int> = []
+    private var cursor = 0
+    private var waitingSince: Date?
+    /// One past the furthest scene delivered: where `.new` mode inserts what it records.
+    private(set) var playhead = 0
+
+    init(scenes: [Scene], chapterOfScene: [Int], scenesOfChapter: [[Int]], mode: PlaybackMode, wait: TimeInterval) {
+        self.scenes = scenes
+        self.chapterOfScene = chapterOfScene
+        self.scenesOfChapter = scenesOfChapter
+        self.mode = mode
+        self.wait = wait
+        self.delivered = Array(repeating: false, count: scenes.count)
+    }
+
+    /// A matched request starts playing its chapter. Returns what can be delivered now.
+    mutating func start(chapter: Int, receiver: any SceneReceiver) -> [Delivery] {
+        if mode == .momentary || bypassed.contains(chapter) {
+            return deliverAll(of: chapter, to: receiver)
+        }
+        receivers[chapter] = receiver
+        return advance(now: Date())
+    }
+
+    /// Delivers what has become deliverable, bypassing chapters that held up waiting requests for too long.
+    /// Returns the deliveries and, when requests are still waiting, when to call again.
+    mutating func advance(now: Date) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        var position = cursor
+        var blockedBy: Int?
+        while position < scenes.count {
+            let chapter = chapterOfScene[position]
+            if delivered[position] || bypassed.contains(chapter) {
+                if position == cursor { cursor += 1 }
+            } else if let receiver = receivers[chapter] {
+                if blockedBy != nil { break }
+                deliveries.append(contentsOf: deliver(position, to: receiver))
+                if position == cursor { cursor += 1 }
+            } else if let waitingSince, now.timeIntervalSince(waitingSince) >= wait, hasWaitingReceivers(after: position) {
+                bypassed.insert(chapter)
+                if position == cursor { cursor += 1 }
+            } else {
+                blockedBy = chapter
+                break
+            }
+            position += 1
+        }
+        if blockedBy != nil && hasWaitingReceivers(after: position) {
+            if waitingSince == nil || !deliveries.isEmpty { waitingSince = now }
+        } else {
+            waitingSince = nil
+        }
+        return deliveries
+    }
+
+    /// When ``advance(now:)`` should run again for requests waiting on a bypass, if any are.
+    var nextWake: Date? {
+        waitingSince.map { $0.addingTimeInterval(wait) }
+    }
+
+    private func hasWaitingReceivers(after position: Int) -> Bool {
+        receivers.keys.contains { chapter in scenesOfChapter[chapter].contains { $0 >= position && !delivered[$0] } }
+    }
+
+    private mutating func deliverAll(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
+        scenesOfChapter[chapter].filter { !delivered[$0] }.flatMap { deliver($0, to: receiver) }
+    }
+
+    /// The scene at `position`, and a completion after it when it is the last of a chapter that was cut off
+    /// before it ended (so that no client waits forever on a truncated tape).
+    private mutating func deliver(_ position: Int, to receiver: any SceneReceiver) -> [Delivery] {
+        delivered[position] = true
+        playhead = max(playhead, position + 1)
+        let chapter = chapterOfScene[position]
+        let event = scenes[position].event
+        guard scenesOfChapter[chapter].last == position else { return [Delivery(receiver: receiver, event: event)] }
+        receivers[chapter] = nil
+        switch event {
+        case .completion, .error: return [Delivery(receiver: receiver, event: event)]
+        default: return [Delivery(receiver: receiver, event: event), Delivery(receiver: receiver, event: .completion)]
+        }
+    }
+}
+
+/// Hands deliveries to receivers in the order they were queued, on whichever thread queued them when no other
+/// thread is delivering: inline in the common case, yet never out of order.
+final class DeliveryQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [Delivery] = []
+    private var isDraining = false
+
+    /// Call with the cassette's lock held, so that queue order is decision order.
+    func enqueue(_ deliveries: [Delivery]) {
+        guard !deliveries.isEmpty else { return }
+        lock.lock()
+        pending.append(contentsOf: deliveries)
+        lock.unlock()
+    }
+
+    /// Call without the cassette's lock: delivers everything queued, unless another thread already is.
+    func drain() {
+        lock.lock()
+        guard !isDraining else { return lock.unlock() }
+        isDraining = true
+        while !pending.isEmpty {
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            lock.unlock()
+            for delivery in batch { delivery.receiver.receive(delivery.event) }
+            lock.lock()
+        }
+        isDraining = false
+        lock.unlock()
+    }
+}

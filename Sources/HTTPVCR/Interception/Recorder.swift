@@ -1,0 +1,226 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The forwarder: an inner URLSession does the real request, and its delegate callbacks become scenes as they
+/// happen while the client gets the real response.
+final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    static let shared = Recorder()
+
+    private let lock = NSLock()
+    private var recordings: [Int: Recording] = [:]
+
+    private lazy var session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpMaximumConnectionsPerHost = 16
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "HTTPVCR.Recorder"
+        return URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }()
+
+    /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
+    /// `startLoading` deadlocks, as every session shares one work queue.
+    func start(_ recording: Recording) {
+        DispatchQueue.global().async { [self] in
+            let request = NSMutableURLRequest(url: recording.live.url ?? URL(string: "about:blank")!)
+            request.httpMethod = recording.live.httpMethod ?? "GET"
+            request.allHTTPHeaderFields = recording.live.allHTTPHeaderFields
+            request.httpBody = recording.live.httpBody
+            request.timeoutInterval = recording.live.timeoutInterval
+            request.cachePolicy = .reloadIgnoringLocalCacheData
+            URLProtocol.setProperty(true, forKey: VCRURLProtocol.passThroughKey, in: request)
+            let task = session.dataTask(with: request as URLRequest)
+            lock.lock()
+            recordings[task.taskIdentifier] = recording
+            lock.unlock()
+            recording.channel.whenStopped { [weak task] in task?.cancel() }
+            task.resume()
+        }
+    }
+
+    private func recording(for task: URLSessionTask) -> Recording? {
+        lock.lock()
+        defer { lock.unlock() }
+        return recordings[task.taskIdentifier]
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        recording(for: task)?.redirected(response, to: request)
+        completionHandler(request)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse { recording(for: dataTask)?.received(response) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        recording(for: dataTask)?.received(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let recording = recordings.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        recording?.completed(error: error)
+    }
+}
+
+/// One request being recorded: its events in the order they came, each stamped with when it happened and
+/// where the playhead was, written to the cassette when the request ends (filters need the whole body).
+final class Recording: @unchecked Sendable {
+    /// What is sent to the server.
+    let live: URLRequest
+    /// What matching saw, and what goes on the tape.
+    let filtered: URLRequest
+    /// nil: forward without recording.
+    let cassette: Cassette?
+    let channel: ClientChannel
+
+    private let lock = NSLock()
+    private let startedAt = DispatchTime.now().uptimeNanoseconds
+    private let requestAnchor: Int
+    private var events: [(event: Event, anchor: Int, order: UInt64)] = []
+
+    private enum Event {
+        case redirect(HTTPURLResponse, URLRequest)
+        case response(HTTPURLResponse)
+        case data(Data)
+        case error(any Error)
+        case completion
+    }
+
+    init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, channel: ClientChannel) {
+        self.live = live
+        self.filtered = filtered
+        self.cassette = cassette
+        self.channel = channel
+        self.requestAnchor = cassette?.playhead ?? 0
+    }
+
+    private func append(_ event: Event) {
+        let anchor = cassette?.playhead ?? 0
+        let order = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        events.append((event, anchor, order))
+        lock.unlock()
+    }
+
+    func redirected(_ response: HTTPURLResponse, to request: URLRequest) {
+        append(.redirect(response, request))
+    }
+
+    func received(_ response: HTTPURLResponse) {
+        append(.response(response))
+        channel.deliver(response: response, isRecorded: true)
+    }
+
+    func received(_ data: Data) {
+        append(.data(data))
+        channel.deliver(data: data)
+    }
+
+    func completed(error: (any Error)?) {
+        append(error.map(Event.error) ?? .completion)
+        commit()
+        if let error { channel.fail(error) } else { channel.finish() }
+    }
+
+    /// Builds the chapter's scenes through the filters and writes them to the cassette.
+    private func commit() {
+        guard let cassette else { return }
+        lock.lock()
+        let events = self.events
+        lock.unlock()
+        let configuration = cassette.configuration
+        let chapter = cassette.reserveChapter()
+        var scenes = [(
+            scene: Scene(chapter: chapter, time: 0, event: .request(RecordedRequest(filtered))),
+            anchor: requestAnchor,
+            order: startedAt
+        )]
+        var response: HTTPURLResponse?
+        var chunks: [Data] = []
+        var bodyStamps: [(anchor: Int, order: UInt64)] = []
+        for (event, anchor, order) in events {
+            let time = seconds(since: order)
+            switch event {
+            case let .redirect(hop, next):
+                let (recordedHop, recordedNext) = ResponseFilter.filterRedirect(
+                    hop, to: next, request: filtered, configuration: configuration
+                )
+                scenes.append((Scene(chapter: chapter, time: time, event: .redirect(recordedHop, to: recordedNext)), anchor, order))
+            case let .response(received):
+                response = received
+                bodyStamps.append((anchor, order))
+            case let .data(data):
+                chunks.append(data)
+                bodyStamps.append((anchor, order))
+            case let .error(error):
+                if let response { appendResponse(response, chunks: chunks, stamps: bodyStamps, to: &scenes, chapter: chapter) }
+                response = nil
+                let recorded = ResponseFilter.filterError(error, request: filtered, configuration: configuration)
+                scenes.append((Scene(chapter: chapter, time: time, event: .error(recorded)), anchor, order))
+            case .completion:
+                if let response {
+                    guard appendResponse(response, chunks: chunks, stamps: bodyStamps, to: &scenes, chapter: chapter)
+                    else { return }  // beforeRecordResponse said not to record it
+                }
+                response = nil
+                scenes.append((Scene(chapter: chapter, time: time, event: .completion), anchor, order))
+            }
+        }
+        cassette.commit(scenes)
+    }
+
+    /// Appends the response and its chunks, filtered. Returns false when the response is not to be recorded.
+    @discardableResult
+    private func appendResponse(
+        _ response: HTTPURLResponse,
+        chunks: [Data],
+        stamps: [(anchor: Int, order: UInt64)],
+        to scenes: inout [(scene: Scene, anchor: Int, order: UInt64)],
+        chapter: Int
+    ) -> Bool {
+        guard let cassette else { return false }
+        guard let outcome = ResponseFilter.filter(
+            response: response, chunks: chunks, request: filtered, configuration: cassette.configuration
+        ) else { return false }
+        let responseStamp = stamps.first ?? (cassette.playhead, DispatchTime.now().uptimeNanoseconds)
+        scenes.append((
+            Scene(chapter: chapter, time: seconds(since: responseStamp.order), event: .response(outcome.response)),
+            responseStamp.anchor, responseStamp.order
+        ))
+        for (position, chunk) in outcome.chunks.enumerated() {
+            let stamp = position + 1 < stamps.count ? stamps[position + 1] : (stamps.last ?? responseStamp)
+            scenes.append((Scene(chapter: chapter, time: seconds(since: stamp.order), event: .data(chunk)), stamp.anchor, stamp.order))
+        }
+        return true
+    }
+
+    /// Seconds since the request was sent, to the millisecond: enough for latency replay, and stable in diffs.
+    private func seconds(since order: UInt64) -> TimeInterval {
+        let nanoseconds = order >= startedAt ? order - startedAt : 0
+        return (Double(nanoseconds) / 1_000_000).rounded() / 1000
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Finds a live request's body wherever the platform put it.
+enum RequestBody {
+    /// `httpBody` (Linux), `httpBodyStream` (Apple platforms), or, for upload tasks on Linux where neither is
+    /// set, the body the task itself holds. Fails rather than send or record an upload without its body.
+    static func read(request: URLRequest, task: URLSessionTask?) -> Result<Data?, VCRError> {
+        if let body = request.httpBody { return .success(body) }
+        if let stream = request.httpBodyStream { return .success(readAll(stream)) }
+        guard let task, task is URLSessionUploadTask else { return .success(nil) }
+        switch uploadBody(of: task) {
+        case let .data(data)?:
+            return .success(data)
+        case let .file(url)?:
+            do { return .success(try Data(contentsOf: url)) } catch {
+                return .failure(VCRError(
+                    .unsupportedRequest,
+                    "Cannot read the upload body of \(Mismatch.describe(request)) from \(url.path): \(error.localizedDescription)"
+                ))
+            }
+        case let .stream(stream)?:
+            return .success(readAll(stream))
+        case nil:
+            return .failure(VCRError(
+                .unsupportedRequest,
+                "HTTPVCR cannot see the body of the upload task \(Mismatch.describe(request)) on this platform, "
+                    + "so it neither sends nor records it. Set the body on the request (request.httpBody) and use "
+                    + "data(for:) instead of upload(for:from:)."
+            ))
+        }
+    }
+
+    private static func readAll(_ stream: InputStream) -> Data {
+        var data = Data()
+        stream.open()
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count <= 0 { break }
+            data.append(buffer, count: count)
+        }
+        return data
+    }
+
+    enum UploadBody {
+        case data(Data)
+        case file(URL)
+        case stream(InputStream)
+    }
+
+    /// swift-corelibs-foundation keeps an upload's body in the task's internal `knownBody` and never shows it
+    /// to a URLProtocol; reflection is the only way to reach it.
+    static func uploadBody(of task: URLSessionTask) -> UploadBody? {
+        var mirror: Mirror? = Mirror(reflecting: task)
+        while let current = mirror {
+            if let child = current.children.first(where: { $0.label == "knownBody" }) {
+                return body(in: child.value)
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+
+    private static func body(in value: Any) -> UploadBody? {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            return mirror.children.first.flatMap { body(in: $0.value) }
+        }
+        guard let (label, payload) = mirror.children.first.map({ ($0.label, $0.value) }) else { return nil }
+        switch (label, payload) {
+        case let ("data", data as Data): return .data(data)
+        case let ("data", data as DispatchData): return .data(Data(data))
+        case let ("file", url as URL): return .file(url)
+        case let ("stream", stream as InputStream): return .stream(stream)
+        default: return nil
+        }
+    }
+}

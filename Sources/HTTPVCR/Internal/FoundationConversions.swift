@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RecordedRequest {
+    /// The request as URLSession would send it: method, URL, per-request headers and the body.
+    init(_ request: URLRequest) {
+        self.init(
+            method: (request.httpMethod ?? "GET").uppercased(),
+            url: request.url?.absoluteString ?? "",
+            headers: [HTTPHeader](request.allHTTPHeaderFields ?? [:]),
+            body: request.httpBody
+        )
+    }
+
+    var urlRequest: URLRequest {
+        var request = URLRequest(url: URL(string: url) ?? URL(string: "about:blank")!)
+        request.httpMethod = method
+        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        request.httpBody = body
+        return request
+    }
+}
+
+extension RecordedResponse {
+    init(_ response: HTTPURLResponse, httpVersion: String = "HTTP/1.1") {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers["\(name)"] = "\(value)"
+        }
+        self.init(
+            url: response.url?.absoluteString ?? "",
+            statusCode: response.statusCode,
+            httpVersion: httpVersion,
+            headers: [HTTPHeader](headers)
+        )
+    }
+
+    func httpURLResponse(fallbackURL: URL?) -> HTTPURLResponse? {
+        guard let url = URL(string: url) ?? fallbackURL else { return nil }
+        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headers.dictionary)
+    }
+}
+
+extension RecordedError {
+    /// The domain, code and the user info entries that can be written as text (the failing URL among them).
+    init(_ error: any Error) {
+        let nsError = error as NSError
+        var userInfo: [String: String] = [:]
+        for (key, value) in nsError.userInfo {
+            switch value {
+            case let text as String: userInfo[key] = text
+            case let url as URL: userInfo[key] = url.absoluteString
+            case let number as NSNumber: userInfo[key] = number.stringValue
+            default: continue
+            }
+        }
+        if userInfo[NSLocalizedDescriptionKey] == nil { userInfo[NSLocalizedDescriptionKey] = nsError.localizedDescription }
+        self.init(domain: nsError.domain, code: nsError.code, userInfo: userInfo)
+    }
+
+    /// The error a client gets on replay: same domain and code, the failing URL as a URL again.
+    var nsError: NSError {
+        var info: [String: Any] = userInfo
+        if let text = userInfo[NSURLErrorFailingURLErrorKey], let url = URL(string: text) {
+            info[NSURLErrorFailingURLErrorKey] = url
+        }
+        return NSError(domain: domain, code: code, userInfo: info)
+    }
+}

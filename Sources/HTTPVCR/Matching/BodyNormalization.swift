@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The body matcher's view of a body: the same text for bodies that mean the same.
+enum BodyNormalization {
+    static func key(for request: URLRequest) -> String {
+        guard var body = request.httpBody, !body.isEmpty else { return "" }
+        let encoding = request.value(forHTTPHeaderField: "Content-Encoding") ?? ""
+        if !encoding.isEmpty, let decoded = Inflate.decode(body, contentEncoding: encoding) { body = decoded }
+        let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+
+        if let json = canonicalJSON(body) { return "json:" + json }
+        if contentType.hasPrefix("application/x-www-form-urlencoded"), let text = BodyText.text(body) {
+            return "form:" + canonicalForm(text)
+        }
+        return "bytes:" + body.base64EncodedString()
+    }
+
+    /// JSON re-serialized with sorted keys, so that key order and whitespace do not matter.
+    private static func canonicalJSON(_ body: Data) -> String? {
+        guard let first = body.first(where: { !$0.isWhitespaceByte }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Pairs decoded and sorted, so that order and encoding variants (`+` or `%20`) do not matter.
+    private static func canonicalForm(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: true)
+            .map { pair -> String in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let decode = { (part: Substring) in
+                    part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+                }
+                return decode(parts[0]) + "=" + (parts.count > 1 ? decode(parts[1]) : "")
+            }
+            .sorted()
+            .joined(separator: "&")
+    }
+}
+
+extension UInt8 {
+    var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+}

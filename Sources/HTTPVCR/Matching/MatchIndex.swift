@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Finds the first unplayed recorded request that matches a live one, without scanning the tape.
+///
+/// Chapters are bucketed by the joined keys of the key-based matchers (all built-ins are). Within a bucket they
+/// stay in tape order, so identical requests replay in recorded order. Predicate matchers (registered ones)
+/// are checked only against the chapters of the live request's bucket.
+struct MatchIndex {
+    private let keyed: [@Sendable (URLRequest) -> String]
+    private let predicates: [Matcher]
+    private var buckets: [String: Bucket] = [:]
+
+    private struct Bucket {
+        var chapters: [Int] = []
+        /// Chapters before `head` are all played: the common case, consuming in order, stays O(1).
+        var head = 0
+    }
+
+    /// - Parameter requests: the recorded request of each chapter, by chapter position.
+    init(matchers: [Matcher], requests: [URLRequest]) {
+        var keyed: [@Sendable (URLRequest) -> String] = []
+        var predicates: [Matcher] = []
+        for matcher in matchers {
+            if case let .key(key) = matcher.comparison { keyed.append(key) } else { predicates.append(matcher) }
+        }
+        self.keyed = keyed
+        self.predicates = predicates
+        for (position, request) in requests.enumerated() {
+            buckets[key(of: request), default: Bucket()].chapters.append(position)
+        }
+    }
+
+    private func key(of request: URLRequest) -> String {
+        switch keyed.count {
+        case 0: ""
+        case 1: keyed[0](request)
+        default: keyed.map { $0(request) }.joined(separator: "\u{0}")
+        }
+    }
+
+    /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
+    mutating func firstMatch(
+        for request: URLRequest,
+        recordedRequest: (Int) -> URLRequest,
+        isPlayed: (Int) -> Bool
+    ) -> Int? {
+        let key = key(of: request)
+        guard var bucket = buckets[key] else { return nil }
+        defer { buckets[key] = bucket }
+        while bucket.head < bucket.chapters.count, isPlayed(bucket.chapters[bucket.head]) { bucket.head += 1 }
+        for position in bucket.chapters[bucket.head...] where !isPlayed(position) {
+            if predicates.isEmpty { return position }
+            let recorded = recordedRequest(position)
+            if predicates.allSatisfy({ $0.matches(request, recorded) }) { return position }
+        }
+        return nil
+    }
+}

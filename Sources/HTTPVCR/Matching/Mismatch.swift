@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Explains why a request matched nothing: the recorded request closest to it and what differs.
+enum Mismatch {
+    struct Closest {
+        var position: Int
+        var failed: [(matcher: String, live: String?, recorded: String?)]
+        var isPlayed: Bool
+    }
+
+    /// The recorded request that fails the fewest matchers (unplayed ones first on a tie).
+    static func closest(
+        to request: URLRequest,
+        among requests: [URLRequest],
+        matchers: [Matcher],
+        isPlayed: (Int) -> Bool
+    ) -> Closest? {
+        var best: Closest?
+        for (position, recorded) in requests.enumerated() {
+            let failed = matchers.filter { !$0.matches(request, recorded) }.map {
+                (matcher: $0.name, live: $0.component(of: request), recorded: $0.component(of: recorded))
+            }
+            let candidate = Closest(position: position, failed: failed, isPlayed: isPlayed(position))
+            guard let current = best else { best = candidate; continue }
+            if failed.count < current.failed.count || (failed.count == current.failed.count && current.isPlayed && !candidate.isPlayed) {
+                best = candidate
+            }
+        }
+        return best
+    }
+
+    static func describe(_ request: URLRequest) -> String {
+        "\((request.httpMethod ?? "GET").uppercased()) \(request.url?.absoluteString ?? "(no URL)")"
+    }
+
+    /// The whole message of an unmatched request on a cassette that may not record.
+    static func message(
+        request: URLRequest,
+        cassettePath: String,
+        recordMode: RecordMode,
+        matchers: [Matcher],
+        requests: [URLRequest],
+        isPlayed: (Int) -> Bool
+    ) -> String {
+        var lines = [
+            "No recorded request matches \(describe(request))",
+            "  cassette: \(cassettePath)",
+            "  record mode: \(recordMode) (write-protected: the request was not sent)",
+            "  matchers: \(matchers.map(\.description).joined(separator: ", "))",
+        ]
+        if let closest = closest(to: request, among: requests, matchers: matchers, isPlayed: isPlayed) {
+            let recorded = requests[closest.position]
+            lines.append("  closest recorded request: #\(closest.position + 1) \(describe(recorded))"
+                + (closest.isPlayed ? " (already played)" : ""))
+            if closest.failed.isEmpty {
+                lines.append("    it matches, but every matching recording was already played")
+            }
+            for failure in closest.failed {
+                if let live = failure.live, let recorded = failure.recorded {
+                    lines.append("    \(failure.matcher): − \(quoted(recorded))  + \(quoted(live))")
+                } else {
+                    lines.append("    \(failure.matcher): differs")
+                }
+            }
+            lines.append("    (− recorded, + this request)")
+        } else {
+            lines.append("  the cassette holds no recorded requests")
+        }
+        lines.append("  To record it: set VCR_RECORD_MODE=new (or recordMode = .new), or delete the cassette to record anew.")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let shortened = text.count > 200 ? String(text.prefix(200)) + "…" : text
+        return "\"\(shortened.replacingOccurrences(of: "\n", with: "\\n"))\""
+    }
+}

@@ -1,0 +1,330 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A cassette in use: its tape, what has been replayed, and what has been recorded since it was inserted.
+///
+/// Get one from ``VCR/insertCassette(_:)``. Everything here is safe to call from any thread.
+public final class Cassette: @unchecked Sendable {
+    /// The merged configuration in force for this cassette.
+    public let configuration: VCRConfiguration
+    /// The cassette file.
+    public let url: URL
+    /// The format of the file (HTTPVCR's own, or a foreign one replayed read-only).
+    public let format: CassetteFormat
+    /// No file existed when it was inserted.
+    public let isNew: Bool
+    /// The record mode in force (`VCR_RECORD_MODE` applied).
+    public let recordMode: RecordMode
+    /// Unmatched requests fail instead of being recorded: `.once` on an existing cassette, `.none`, and every
+    /// foreign cassette.
+    public let isWriteProtected: Bool
+
+    private let lock = NSLock()
+    private let deliveries = DeliveryQueue()
+    /// The tape as loaded (empty in `.all` mode): the player's scenes, never edited.
+    private let loadedScenes: [Scene]
+    /// Each loaded chapter's recorded request.
+    private let loadedRequests: [RecordedRequest]
+    private var requestCache: [URLRequest?]
+    private var index: MatchIndex
+    private var player: Player
+    private var matched: [Bool]
+    private var finished: [Bool]
+    private var finishedCount = 0
+    private var wakeScheduled = false
+    /// Scenes recorded since insertion, each anchored at the playhead when it happened.
+    private var recorded: [(anchor: Int, order: UInt64, scene: Scene)] = []
+    private var nextChapter: Int
+    private var hasChanges: Bool
+
+    init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
+        let recordMode = configuration.effectiveRecordMode
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        var tape = Tape()
+        var format = CassetteFormat.forWriting(to: url)
+        if exists {
+            (tape, format) = try CassetteFile.read(at: url)
+        } else if recordMode == .none {
+            throw VCRError(
+                .cassetteNotFound,
+                "No cassette at \(url.path), and record mode .none never records. Record it first "
+                    + "(VCR_RECORD_MODE=once or new), or check the path.",
+                cassettePath: url.path
+            )
+        }
+        if format.isForeign && (recordMode == .new || recordMode == .all || (recordMode == .once && !exists)) {
+            throw VCRError(
+                .foreignCassetteIsReadOnly,
+                "\(url.path) is a \(format.rawValue) cassette: HTTPVCR replays it but does not record into it "
+                    + "(record mode \(recordMode)). Convert it first: vcr convert \(url.path) "
+                    + "\(url.deletingPathExtension().path).json",
+                cassettePath: url.path
+            )
+        }
+        var resolvedMatchers: [Matcher] = []
+        for matcher in configuration.matchers {
+            guard let resolved = matcher.resolved() else {
+                throw VCRError(
+                    .cassetteState,
+                    "Unknown matcher \"\(matcher.name)\" for \(url.path): register it with VCR.registerMatcher first",
+                    cassettePath: url.path
+                )
+            }
+            resolvedMatchers.append(resolved)
+        }
+        var configuration = configuration
+        configuration.matchers = resolvedMatchers
+        configuration.recordMode = recordMode
+
+        self.configuration = configuration
+        self.url = url
+        self.format = format
+        self.isNew = !exists
+        self.recordMode = recordMode
+        self.isWriteProtected = recordMode == .none || format.isForeign || (recordMode == .once && exists)
+        self.hasChanges = recordMode == .all && !tape.scenes.isEmpty
+        if recordMode == .all { tape = Tape() }
+
+        // Chapters in the order they start; scenes of a chapter in tape order.
+        var chapterPosition: [Int: Int] = [:]
+        var chapterOfScene: [Int] = []
+        var scenesOfChapter: [[Int]] = []
+        var requests: [RecordedRequest] = []
+        chapterOfScene.reserveCapacity(tape.scenes.count)
+        for (position, scene) in tape.scenes.enumerated() {
+            let chapter: Int
+            if let existing = chapterPosition[scene.chapter] {
+                chapter = existing
+            } else {
+                guard case let .request(request) = scene.event else {
+                    throw VCRError.malformed(url.path, "scene \(position) of chapter \(scene.chapter) comes before its request")
+                }
+                chapter = scenesOfChapter.count
+                chapterPosition[scene.chapter] = chapter
+                scenesOfChapter.append([])
+                requests.append(request)
+            }
+            chapterOfScene.append(chapter)
+            scenesOfChapter[chapter].append(position)
+        }
+        self.loadedScenes = tape.scenes
+        self.loadedRequests = requests
+        let urlRequests = requests.map(\.urlRequest)
+        self.requestCache = urlRequests
+        self.index = MatchIndex(matchers: resolvedMatchers, requests: urlRequests)
+        self.player = Player(
+            scenes: tape.scenes,
+            chapterOfScene: chapterOfScene,
+            scenesOfChapter: scenesOfChapter,
+            mode: configuration.playbackMode,
+            wait: configuration.chronologicalWait
+        )
+        self.matched = Array(repeating: false, count: requests.count)
+        self.finished = Array(repeating: false, count: requests.count)
+        self.nextChapter = tape.nextChapter
+    }
+
+    // MARK: Public state
+
+    /// Requests fully replayed so far.
+    public var playCount: Int { withLock { finishedCount } }
+
+    /// Every recorded request has been replayed.
+    public var allPlayed: Bool { withLock { finishedCount == loadedRequests.count } }
+
+    /// The requests recorded on the tape, in tape order (what was loaded and what was recorded since).
+    public var requests: [URLRequest] { tape.interactions.map(\.request.urlRequest) }
+
+    /// One entry per recorded request, in the order of ``requests``: its response and body, or its error.
+    public var responses: [Outcome] {
+        tape.interactions.map { interaction in
+            if let error = interaction.error { return .error(error.nsError) }
+            let fallback = URL(string: interaction.request.url)
+            if let response = interaction.response?.httpURLResponse(fallbackURL: fallback) {
+                return .response(response, body: interaction.body)
+            }
+            return .error(NSError(domain: NSURLErrorDomain, code: NSURLErrorUnknown))
+        }
+    }
+
+    /// What a recorded request ended with.
+    public enum Outcome: @unchecked Sendable {
+        case response(HTTPURLResponse, body: Data)
+        case error(any Error)
+    }
+
+    /// Recorded requests that were never replayed, in tape order.
+    public var unplayedRequests: [URLRequest] {
+        withLock { matched.indices.filter { !matched[$0] }.map { urlRequest(at: $0) } }
+    }
+
+    /// The tape as it would be saved now: the loaded scenes with what was recorded inserted at the playhead.
+    public var tape: Tape {
+        withLock { mergedTape() }
+    }
+
+    /// Something was recorded (or erased) since insertion.
+    public var hasUnsavedChanges: Bool { withLock { hasChanges } }
+
+    // MARK: Playing
+
+    enum Decision {
+        /// Scenes of a recorded chapter are on their way to the receiver.
+        case replaying
+        /// Nothing matched and the cassette may record: send the request and record it.
+        case record
+        /// Nothing matched and the cassette may not record: fail with this error, send nothing.
+        case refuse(VCRError)
+    }
+
+    /// Matches a (filtered) live request against the tape and starts replaying it to `receiver`.
+    func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
+        let decision: Decision = withLock {
+            if recordMode == .all { return .record }
+            if startReplay(of: request, to: receiver) { return .replaying }
+            if !isWriteProtected { return .record }
+            return .refuse(VCRError(.noMatch, Mismatch.message(
+                request: request,
+                cassettePath: url.path,
+                recordMode: recordMode,
+                matchers: configuration.matchers,
+                requests: (0..<loadedRequests.count).map { urlRequest(at: $0) },
+                isPlayed: { matched[$0] }
+            ), cassettePath: url.path))
+        }
+        deliveries.drain()
+        return decision
+    }
+
+    /// Replays `request` if it matches an unplayed recording; never records or refuses. Used to follow
+    /// redirect hops that a tape holds as separate requests.
+    func replayIfMatched(_ request: URLRequest, to receiver: any SceneReceiver) -> Bool {
+        let started = withLock { recordMode != .all && startReplay(of: request, to: receiver) }
+        deliveries.drain()
+        return started
+    }
+
+    /// Call with the lock held.
+    private func startReplay(of request: URLRequest, to receiver: any SceneReceiver) -> Bool {
+        let position = index.firstMatch(
+            for: request,
+            recordedRequest: { urlRequest(at: $0) },
+            isPlayed: { matched[$0] }
+        )
+        guard let position else { return false }
+        matched[position] = true
+        let tracked = FinishTracker(cassette: self, chapter: position, receiver: receiver)
+        deliveries.enqueue(player.start(chapter: position, receiver: tracked))
+        scheduleWakeIfNeeded()
+        return true
+    }
+
+    private func chapterFinished(_ position: Int) {
+        withLock {
+            guard !finished[position] else { return }
+            finished[position] = true
+            finishedCount += 1
+        }
+    }
+
+    private func scheduleWakeIfNeeded() {
+        guard !wakeScheduled, let wake = player.nextWake else { return }
+        wakeScheduled = true
+        let delay = max(0, wake.timeIntervalSinceNow) + 0.001
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.wake() }
+    }
+
+    private func wake() {
+        withLock {
+            wakeScheduled = false
+            deliveries.enqueue(player.advance(now: Date()))
+            scheduleWakeIfNeeded()
+        }
+        deliveries.drain()
+    }
+
+    private func urlRequest(at position: Int) -> URLRequest {
+        if let cached = requestCache[position] { return cached }
+        let request = loadedRequests[position].urlRequest
+        requestCache[position] = request
+        return request
+    }
+
+    // MARK: Recording
+
+    /// A chapter number for a request about to be recorded.
+    func reserveChapter() -> Int {
+        withLock {
+            defer { nextChapter += 1 }
+            return nextChapter
+        }
+    }
+
+    /// Writes a finished recording onto the tape, each scene at the playhead of the moment it happened.
+    func commit(_ scenes: [(scene: Scene, anchor: Int, order: UInt64)]) {
+        guard !scenes.isEmpty else { return }
+        withLock {
+            recorded.append(contentsOf: scenes.map { ($0.anchor, $0.order, $0.scene) })
+            hasChanges = true
+        }
+    }
+
+    /// Where a scene happening now goes on the tape.
+    var playhead: Int { withLock { player.playhead } }
+
+    private func mergedTape() -> Tape {
+        guard !recorded.isEmpty else { return Tape(scenes: loadedScenes) }
+        let inserted = recorded.sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
+        var scenes: [Scene] = []
+        scenes.reserveCapacity(loadedScenes.count + inserted.count)
+        var next = inserted.startIndex
+        for (position, scene) in loadedScenes.enumerated() {
+            while next < inserted.endIndex, inserted[next].anchor <= position {
+                scenes.append(inserted[next].scene)
+                next += 1
+            }
+            scenes.append(scene)
+        }
+        scenes.append(contentsOf: inserted[next...].map(\.scene))
+        return Tape(scenes: scenes)
+    }
+
+    // MARK: Saving
+
+    /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
+    func saveIfChanged() throws(VCRError) {
+        let tape: Tape? = withLock { hasChanges ? mergedTape() : nil }
+        guard let tape else { return }
+        try CassetteFile.write(tape, to: url, as: format)
+        withLock { hasChanges = false }
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Counts a chapter as played once its last scene reaches the receiver.
+    private final class FinishTracker: SceneReceiver, @unchecked Sendable {
+        let cassette: Cassette
+        let chapter: Int
+        let receiver: any SceneReceiver
+
+        init(cassette: Cassette, chapter: Int, receiver: any SceneReceiver) {
+            self.cassette = cassette
+            self.chapter = chapter
+            self.receiver = receiver
+        }
+
+        func receive(_ event: Scene.Event) {
+            receiver.receive(event)
+            switch event {
+            case .completion, .error: cassette.chapterFinished(chapter)
+            default: break
+            }
+        }
+    }
+}
