@@ -6,10 +6,18 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HTTPVCR", targets: ["HTTPVCR"]),
+        .library(name: "HTTPVCRTesting", targets: ["HTTPVCRTesting"]),
+        .executable(name: "vcr", targets: ["vcr"]),
+        .executable(name: "vcr-bench", targets: ["vcr-bench"]),
     ],
     targets: [
         .target(name: "HTTPVCR"),
+        .target(name: "HTTPVCRTesting", dependencies: ["HTTPVCR"]),
+        .executableTarget(name: "vcr", dependencies: ["HTTPVCR"]),
+        .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
         .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR"]),
+        .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting"]),
+        .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -140,7 +140,8 @@ enum HARFormat {
         var receive = 0.0
         if let timings = entry.object["timings"] as? [String: Any] {
             for phase in ["blocked", "dns", "connect", "send", "wait"] {
-                if let value = timings[phase] as? NSNumber, value.doubleValue > 0 { beforeResponse += value.doubleValue }
+                guard let value = timings[phase] as? NSNumber, value.doubleValue > 0 else { continue }
+                beforeResponse += value.doubleValue
             }
             if let value = timings["receive"] as? NSNumber, value.doubleValue > 0 { receive = value.doubleValue }
         }
@@ -152,7 +153,11 @@ enum HARFormat {
     /// An error HTTPVCR wrote (`_errorDomain`, `_errorCode`, `_errorUserInfo`), or, for status 0, the browser's
     /// `_error` ("net::ERR_NAME_NOT_RESOLVED") mapped to the `NSURLErrorDomain` code URLSession would report.
     /// A browser's `_error` next to a real status (an aborted download) is ignored: the response is kept.
-    private static func error(_ fields: FieldReader, status: Int, url: String) throws(DecodeFailure) -> RecordedError? {
+    private static func error(
+        _ fields: FieldReader,
+        status: Int,
+        url: String
+    ) throws(DecodeFailure) -> RecordedError? {
         if fields.has("_errorDomain") {
             return RecordedError(
                 domain: try fields.string("_errorDomain"),
@@ -487,8 +492,8 @@ extension HARFormat {
         let repeated = Set(headerLists.flatMap(repeatedNames)).sorted()
         if !repeated.isEmpty {
             notes.append(
-                "\(label): repeated \(repeated.joined(separator: ", ")) header fields are joined with \", \" when read "
-                    + "back"
+                "\(label): repeated \(repeated.joined(separator: ", ")) header fields are joined with \", \" "
+                    + "when read back"
             )
         }
         return notes

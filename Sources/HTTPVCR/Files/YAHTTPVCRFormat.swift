@@ -43,7 +43,8 @@ enum YAHTTPVCRFormat {
             // played, so say where rather than silently dropping the chapter.
             if isNewChapter, type != .request {
                 throw DecodeFailure(
-                    "\(fields.path): chapter \(identifier) starts with a \(type) scene; its request scene must come first"
+                    "\(fields.path): chapter \(identifier) starts with a \(type) scene; "
+                        + "its request scene must come first"
                 )
             }
             if !isNewChapter, type == .request {

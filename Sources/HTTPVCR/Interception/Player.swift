@@ -9,6 +9,13 @@ protocol SceneReceiver: AnyObject, Sendable {
 struct Delivery {
     let receiver: any SceneReceiver
     let event: Scene.Event
+
+    var isEnd: Bool {
+        switch event {
+        case .completion, .error: true
+        default: false
+        }
+    }
 }
 
 /// Decides which recorded scenes can be delivered now. It holds no lock: the cassette calls it under its own.
@@ -114,10 +121,19 @@ struct Player {
 
 /// Hands deliveries to receivers in the order they were queued, on whichever thread queued them when no other
 /// thread is delivering: inline in the common case, yet never out of order.
+///
+/// With `pacesCompletions`, what follows the end of one request waits a moment, so that the client sees that
+/// request finish before the next scenes arrive (URLSession finishes tasks on other queues; without a gap two
+/// completions handed over back to back may be seen in either order).
 final class DeliveryQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Delivery] = []
     private var isDraining = false
+    private let pacesCompletions: Bool
+
+    init(pacesCompletions: Bool) {
+        self.pacesCompletions = pacesCompletions
+    }
 
     /// Call with the cassette's lock held, so that queue order is decision order.
     func enqueue(_ deliveries: [Delivery]) {
@@ -133,11 +149,23 @@ final class DeliveryQueue: @unchecked Sendable {
         guard !isDraining else { return lock.unlock() }
         isDraining = true
         while !pending.isEmpty {
-            let batch = pending
+            var batch = pending
             pending.removeAll(keepingCapacity: true)
+            var rest: ArraySlice<Delivery> = []
+            if pacesCompletions, let end = batch.firstIndex(where: \.isEnd), end < batch.count - 1 {
+                rest = batch[(end + 1)...]
+                batch.removeSubrange((end + 1)...)
+            }
             lock.unlock()
             for delivery in batch { delivery.receiver.receive(delivery.event) }
             lock.lock()
+            if !rest.isEmpty {
+                pending.insert(contentsOf: rest, at: 0)
+                isDraining = false
+                lock.unlock()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain() }
+                return
+            }
         }
         isDraining = false
         lock.unlock()

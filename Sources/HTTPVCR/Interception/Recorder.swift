@@ -29,14 +29,17 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// `startLoading` deadlocks, as every session shares one work queue.
     func start(_ recording: Recording) {
         DispatchQueue.global().async { [self] in
-            let request = NSMutableURLRequest(url: recording.live.url ?? URL(string: "about:blank")!)
+            // Marked through NSMutableURLRequest (the only way to set a protocol property), but sent as a
+            // URLRequest: corelibs ignores an NSMutableURLRequest's timeoutInterval.
+            let marked = NSMutableURLRequest(url: recording.live.url ?? URL(string: "about:blank")!)
+            URLProtocol.setProperty(true, forKey: VCRURLProtocol.passThroughKey, in: marked)
+            var request = marked as URLRequest
             request.httpMethod = recording.live.httpMethod ?? "GET"
             request.allHTTPHeaderFields = recording.live.allHTTPHeaderFields
             request.httpBody = recording.live.httpBody
             request.timeoutInterval = recording.live.timeoutInterval
             request.cachePolicy = .reloadIgnoringLocalCacheData
-            URLProtocol.setProperty(true, forKey: VCRURLProtocol.passThroughKey, in: request)
-            let task = session.dataTask(with: request as URLRequest)
+            let task = session.dataTask(with: request)
             lock.lock()
             recordings[task.taskIdentifier] = recording
             lock.unlock()

@@ -10,7 +10,9 @@ enum RequestBody {
     static func read(request: URLRequest, task: URLSessionTask?) -> Result<Data?, VCRError> {
         if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
-        guard let task, task is URLSessionUploadTask else { return .success(nil) }
+        // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body.
+        guard let task else { return .success(nil) }
+        let isUpload = task is URLSessionUploadTask
         switch uploadBody(of: task) {
         case let .data(data)?:
             return .success(data)
@@ -24,6 +26,7 @@ enum RequestBody {
         case let .stream(stream)?:
             return .success(readAll(stream))
         case nil:
+            guard isUpload else { return .success(nil) }
             return .failure(VCRError(
                 .unsupportedRequest,
                 "HTTPVCR cannot see the body of the upload task \(Mismatch.describe(request)) on this platform, "

@@ -22,7 +22,7 @@ public final class Cassette: @unchecked Sendable {
     public let isWriteProtected: Bool
 
     private let lock = NSLock()
-    private let deliveries = DeliveryQueue()
+    private let deliveries: DeliveryQueue
     /// The tape as loaded (empty in `.all` mode): the player's scenes, never edited.
     private let loadedScenes: [Scene]
     /// Each loaded chapter's recorded request.
@@ -79,6 +79,7 @@ public final class Cassette: @unchecked Sendable {
         configuration.recordMode = recordMode
 
         self.configuration = configuration
+        self.deliveries = DeliveryQueue(pacesCompletions: configuration.playbackMode == .chronological)
         self.url = url
         self.format = format
         self.isNew = !exists

@@ -1,0 +1,244 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import HTTPVCR
+
+extension VCRTests {
+    /// Real traffic of every kind, recorded against httpbin and replayed with the server untouched.
+    @Suite struct TrafficTests {
+        let session = vcrSession()
+
+        /// Records `body`'s requests, then replays them and checks the server saw nothing the second time.
+        func recordThenReplay<T: Equatable>(
+            _ name: String,
+            _ configure: @escaping (inout VCRConfiguration) -> Void = { _ in },
+            _ body: (Cassette) async throws -> T
+        ) async throws -> (recorded: T, replayed: T, tape: Tape) {
+            let folder = try TemporaryFolder()
+            let recorded = try await withCassette(name, in: folder.path, configure, body)
+            let file = folder.url.appendingPathComponent(name).appendingPathExtension(name.hasSuffix(".plist") ? "" : "json")
+            let path = name.hasSuffix(".plist") ? folder.url.appendingPathComponent(name) : file
+            let (tape, _) = try CassetteFile.read(at: path)
+            let before = try HTTPBin.requestCount()
+            let replayed = try await withCassette(name, in: folder.path, configure, body)
+            #expect(try HTTPBin.requests(since: before).isEmpty, "replay reached the server")
+            return (recorded, replayed, tape)
+        }
+
+        @Test func redirectsEndAtTheFinalResponseWithEveryHopOnTheTape() async throws {
+            let url = try HTTPBin.url("/redirect/2")
+            let result = try await recordThenReplay("redirect") { _ in
+                let (data, response) = try await session.data(from: url)
+                return [response.url?.path ?? "", String((response as? HTTPURLResponse)?.statusCode ?? 0), data.text]
+            }
+            #expect(result.recorded[0] == "/get" && result.recorded[1] == "200")
+            #expect(result.replayed == result.recorded)
+            let interaction = try #require(result.tape.interactions.first)
+            #expect(interaction.redirects.count == 2)
+            #expect(interaction.redirects.map(\.response.statusCode) == [302, 302])
+            #expect(interaction.redirects.last?.request.url.hasSuffix("/get") == true)
+        }
+
+        @Test func gzipBodiesAreStoredDecodedWithoutAnEncodingHeader() async throws {
+            let url = try HTTPBin.url("/gzip")
+            let result = try await recordThenReplay("gzip") { _ in try await session.data(from: url).0 }
+            #expect(result.recorded.json?["gzipped"] as? Bool == true)
+            #expect(result.replayed == result.recorded)
+            let response = try #require(result.tape.interactions.first?.response)
+            #expect(response.headers[field: "Content-Encoding"] == nil)
+            #expect(response.headers[field: "Content-Length"] == String(result.recorded.count))
+        }
+
+        @Test func binaryBodiesComeBackByteForByte() async throws {
+            let url = try HTTPBin.url("/bytes/2048?seed=7")
+            let result = try await recordThenReplay("binary") { _ in try await session.data(from: url).0 }
+            #expect(result.recorded.count == 2048)
+            #expect(result.replayed == result.recorded)
+            #expect(BodyText.text(result.tape.interactions[0].body) == nil, "random bytes are stored as base64")
+        }
+
+        @Test func chunksAreRecordedAsReceived() async throws {
+            let url = try HTTPBin.url("/drip?numbytes=5&duration=1&delay=0")
+            let result = try await recordThenReplay("drip", { $0.playbackMode = .momentary }) { _ in
+                try await session.data(from: url).0
+            }
+            #expect(result.recorded == Data("*****".utf8))
+            #expect(result.replayed == result.recorded)
+            #expect(result.tape.interactions[0].chunks.count > 1, "the drip arrived in several chunks")
+        }
+
+        @Test func streamedBodiesReplayWhole() async throws {
+            let url = try HTTPBin.url("/stream-bytes/20000?chunk_size=1000&seed=3")
+            let result = try await recordThenReplay("stream") { _ in try await session.data(from: url).0 }
+            #expect(result.recorded.count == 20000)
+            #expect(result.replayed == result.recorded)
+            #expect(result.tape.interactions[0].body == result.recorded)
+        }
+
+        @Test func timeoutsAreRecordedAndReplayedAsTheSameError() async throws {
+            let url = try HTTPBin.url("/delay/3")
+            var request = URLRequest(url: url)
+            request.timeoutInterval = 1
+            let result = try await recordThenReplay("timeout") { _ in
+                do {
+                    _ = try await session.data(for: request)
+                    return "no error"
+                } catch {
+                    let nsError = error as NSError
+                    return "\(nsError.domain) \(nsError.code)"
+                }
+            }
+            #expect(result.recorded == "\(NSURLErrorDomain) \(NSURLErrorTimedOut)")
+            #expect(result.replayed == result.recorded)
+            let error = try #require(result.tape.interactions.first?.error)
+            #expect(error.code == NSURLErrorTimedOut)
+        }
+
+        @Test func concurrentRequestsCompleteInTheirRecordedOrder() async throws {
+            let slow = try HTTPBin.url("/delay/1")
+            let fast = try HTTPBin.url("/get?fast=1")
+            let result = try await recordThenReplay("concurrent") { _ in
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    group.addTask { _ = try await session.data(from: slow); return "slow" }
+                    try await Task.sleep(nanoseconds: 50_000_000)
+                    group.addTask { _ = try await session.data(from: fast); return "fast" }
+                    var order: [String] = []
+                    for try await name in group { order.append(name) }
+                    return order
+                }
+            }
+            #expect(result.recorded == ["fast", "slow"])
+            #expect(result.replayed == ["fast", "slow"])
+            // On the tape the slow request starts first and finishes last: its scenes enclose the fast one's.
+            let chapters = result.tape.scenes.map(\.chapter)
+            #expect(chapters.first == chapters.last)
+            #expect(Set(chapters).count == 2)
+        }
+
+        @Test func uploadTaskBodiesReachTheServerAndTheTape() async throws {
+            let url = try HTTPBin.url("/post")
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            let body = Data(#"{"upload":"from a task"}"#.utf8)
+            let result = try await recordThenReplay("upload", { $0.matchers.append(.body) }) { _ in
+                try await session.upload(for: request, from: body).0
+            }
+            #expect(result.recorded.json?["json"] as? [String: String] == ["upload": "from a task"])
+            #expect(result.replayed == result.recorded)
+            #expect(result.tape.interactions[0].request.body == body)
+        }
+
+        @Test func uploadFromFileReachesTheServer() async throws {
+            let folder = try TemporaryFolder()
+            let file = folder.url.appendingPathComponent("body.txt")
+            try Data("file body".utf8).write(to: file)
+            var request = URLRequest(url: try HTTPBin.url("/post"))
+            request.httpMethod = "POST"
+            request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+            let result = try await recordThenReplay("upload-file") { _ in
+                try await session.upload(for: request, fromFile: file).0
+            }
+            #expect(result.recorded.json?["data"] as? String == "file body")
+            #expect(result.replayed == result.recorded)
+        }
+
+        #if canImport(FoundationNetworking)
+        @Test func downloadTasksFailWithAClearErrorOnLinux() async throws {
+            let folder = try TemporaryFolder()
+            let before = try HTTPBin.requestCount()
+            try await withCassette("download", in: folder.path) { _ in
+                let error = await #expect(throws: VCRError.self) {
+                    _ = try await session.download(from: try HTTPBin.url("/bytes/16"))
+                }
+                #expect(error?.code == .unsupportedRequest)
+                #expect(error?.message.contains("data(for:)") == true)
+            }
+            #expect(try HTTPBin.requests(since: before).isEmpty)
+        }
+        #endif
+
+        @Test func propertyListCassettesRecordAndReplay() async throws {
+            let url = try HTTPBin.url("/get?format=plist")
+            let result = try await recordThenReplay("tape.plist") { cassette in
+                #expect(cassette.format == .plist)
+                return try await session.data(from: url).0
+            }
+            #expect(result.replayed == result.recorded)
+            #expect(result.tape.interactions.count == 1)
+        }
+
+        @Test func theSharedSessionIsIntercepted() async throws {
+            let url = try HTTPBin.url("/get?shared=1")
+            let result = try await recordThenReplay("shared") { _ in try await URLSession.shared.data(from: url).0 }
+            #expect(result.replayed == result.recorded)
+        }
+
+        @Test func completionHandlersAndDelegatesGetTheWholeBody() async throws {
+            let url = try HTTPBin.url("/stream-bytes/5000?chunk_size=500&seed=1")
+            let result = try await recordThenReplay("callers") { _ in
+                let viaHandler: Data = try await withCheckedThrowingContinuation { continuation in
+                    session.dataTask(with: url) { data, _, error in
+                        if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+                    }.resume()
+                }
+                let collector = BodyCollector()
+                let delegateSession = URLSession(
+                    configuration: { let c = URLSessionConfiguration.ephemeral; VCR.install(in: c); return c }(),
+                    delegate: collector, delegateQueue: nil
+                )
+                let viaDelegate = try await collector.load(url, in: delegateSession)
+                return [viaHandler, viaDelegate]
+            }
+            #expect(result.recorded[0].count == 5000 && result.recorded[1].count == 5000)
+            #expect(result.replayed == result.recorded)
+        }
+
+        @Test func hostsOutsideTheFilterGoToTheNetworkUnrecorded() async throws {
+            let folder = try TemporaryFolder()
+            let url = try HTTPBin.url("/get?unfiltered=1")
+            try await withCassette("hosts", in: folder.path, { $0.hostFilter = ["example.invalid"] }) { _ in
+                _ = try await session.data(from: url)
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("hosts.json").path))
+            try await withCassette("hosts2", in: folder.path, { $0.hostFilter = .matching { $0 == "127.0.0.1" } }) { _ in
+                _ = try await session.data(from: url)
+            }
+            #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("hosts2.json").path))
+        }
+    }
+}
+
+/// Collects a body through delegate callbacks, as a delegate-based client does.
+final class BodyCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var body = Data()
+    private var continuation: CheckedContinuation<Data, any Error>?
+
+    func load(_ url: URL, in session: URLSession) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            lock.lock()
+            self.continuation = continuation
+            lock.unlock()
+            session.dataTask(with: url).resume()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.lock()
+        body.append(data)
+        lock.unlock()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        let body = self.body
+        self.body = Data()
+        lock.unlock()
+        if let error { continuation?.resume(throwing: error) } else { continuation?.resume(returning: body) }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The local httpbin that `scripts/test` starts for the tests (gunicorn on 127.0.0.1).
+///
+/// Without it every call throws, so a test that needs the server fails (it is never skipped)
+/// with a message that says how to start it.
+///
+/// The access log is shared by all tests, and Swift Testing runs tests in parallel: a test that
+/// asserts what the server saw should look only at requests carrying something unique to it
+/// (a path such as `/anything/<uuid>` or a query item), e.g.
+/// `try HTTPBin.requests(since: before).filter { $0.contains(id) }`.
+enum HTTPBin {
+    struct Failure: Error, CustomStringConvertible, LocalizedError {
+        var description: String
+        var errorDescription: String? { description }
+    }
+
+    /// The server's base URL from `HTTPBIN_URL`, e.g. `http://127.0.0.1:40123`.
+    static func baseURL() throws -> URL {
+        let value = try environment("HTTPBIN_URL")
+        guard let url = URL(string: value), url.host != nil else {
+            throw Failure(description: "HTTPBIN_URL is not a URL: \(value)")
+        }
+        return url
+    }
+
+    /// The server's URL for a path with an optional query, e.g. `url("/get?a=1")`.
+    static func url(_ pathAndQuery: String) throws -> URL {
+        let base = try baseURL().absoluteString
+        let tail = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
+        let joined = (base.hasSuffix("/") ? String(base.dropLast()) : base) + tail
+        guard let url = URL(string: joined) else {
+            throw Failure(description: "not a valid httpbin URL: \(joined)")
+        }
+        return url
+    }
+
+    /// How many requests the server has logged so far (lines in `HTTPBIN_ACCESS_LOG`).
+    ///
+    /// gunicorn writes a request's line just *after* sending its response, so a client can see
+    /// the response a moment before the line is there: use `waitForRequestCount` to count a
+    /// request the test has just made.
+    static func requestCount() throws -> Int {
+        try logLines().count
+    }
+
+    /// The requests logged after the first `count`, as "METHOD TARGET", e.g. "GET /get?a=1".
+    static func requests(since count: Int) throws -> [String] {
+        try logLines().dropFirst(max(count, 0)).map { line in
+            // Lines are "METHOD TARGET PROTOCOL STATUS" (the format scripts/test sets).
+            line.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ")
+        }
+    }
+
+    /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns
+    /// the count then (less than `n` if the timeout ran out, for the caller to check).
+    @discardableResult
+    static func waitForRequestCount(atLeast n: Int, timeout: TimeInterval = 2) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let count = try requestCount()
+            if count >= n || Date() >= deadline { return count }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    // MARK: - Private
+
+    private static func environment(_ name: String) throws -> String {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            throw Failure(description:
+                "\(name) is not set: run the tests with scripts/test, which starts a local httpbin")
+        }
+        return value
+    }
+
+    /// The complete lines of the access log (a line still being written is left out).
+    private static func logLines() throws -> [Substring] {
+        let path = try environment("HTTPBIN_ACCESS_LOG")
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw Failure(description: "cannot read HTTPBIN_ACCESS_LOG at \(path): \(error)")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()  // after the last "\n": empty, or a partial line
+        return lines
+    }
+}

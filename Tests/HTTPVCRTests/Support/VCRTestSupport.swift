@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import HTTPVCR
+
+/// Every test that inserts a cassette is nested in this suite: the VCR and its URLProtocol are global, so these
+/// tests run one at a time while the rest of the test suite runs in parallel.
+@Suite(.serialized) struct VCRTests {}
+
+/// A fresh folder for one test's cassettes, removed afterwards.
+struct TemporaryFolder: ~Copyable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("HTTPVCRTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    var path: String { url.path }
+}
+
+/// Runs `body` with a cassette inserted (shared defaults reset, `cassettesPath` set), and always ejects it.
+func withCassette<T>(
+    _ name: String,
+    in folder: String,
+    _ configure: (inout VCRConfiguration) -> Void = { _ in },
+    _ body: (Cassette) async throws -> T
+) async throws -> T {
+    _ = VCR.takeFailures()
+    let cassette = try VCR.insertCassette { configuration in
+        configuration = VCRConfiguration()
+        configuration.cassettesPath = folder
+        configuration.cassettePath = name
+        configure(&configuration)
+    }
+    do {
+        let result = try await body(cassette)
+        try VCR.ejectCassette()
+        return result
+    } catch {
+        try? VCR.ejectCassette()
+        throw error
+    }
+}
+
+/// A session that goes through HTTPVCR, made from an ephemeral configuration.
+func vcrSession(timeout: TimeInterval = 30) -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    VCR.install(in: configuration)
+    return URLSession(configuration: configuration)
+}
+
+extension Data {
+    var text: String { String(decoding: self, as: UTF8.self) }
+    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: self)) as? [String: Any] }
+}
+
+/// The package root: the nearest folder above this file that holds Package.swift.
+let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        url.deleteLastPathComponent()
+    }
+    return url
+}()
