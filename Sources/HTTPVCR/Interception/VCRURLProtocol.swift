@@ -135,7 +135,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         case let .data(data):
             deliver(data: data)
         case let .error(recorded):
-            fail(recorded.nsError)
+            fail(recorded.foundationError)
         case .completion:
             finish()
         }

@@ -60,12 +60,16 @@ extension RecordedError {
         self.init(domain: nsError.domain, code: nsError.code, userInfo: userInfo)
     }
 
-    /// The error a client gets on replay: same domain and code, the failing URL as a URL again.
-    var nsError: NSError {
+    /// The error a client gets on replay: same domain and code, the failing URL as a URL again, and a
+    /// `URLError` for URL loading errors, as URLSession itself throws.
+    var foundationError: any Error {
         var info: [String: Any] = userInfo
         if let text = userInfo[NSURLErrorFailingURLErrorKey], let url = URL(string: text) {
             info[NSURLErrorFailingURLErrorKey] = url
         }
+        // Optional on Linux, not on Apple platforms: the annotation makes both compile.
+        let urlErrorCode: URLError.Code? = URLError.Code(rawValue: code)
+        if domain == NSURLErrorDomain, let urlErrorCode { return URLError(urlErrorCode, userInfo: info) }
         return NSError(domain: domain, code: code, userInfo: info)
     }
 }

@@ -594,8 +594,9 @@ private enum Deflater {
     static let hashBits = 15
     static let window = 32768
     static let maxChain = 32
-    /// Input bytes covered by one block before its encoding is chosen.
-    static let segmentSize = 1 << 16
+    /// Input bytes covered by one block before its encoding is chosen; small enough that a segment, even
+    /// overrun by a final 258-byte match, fits in one stored block.
+    static let segmentSize = 65_535 - 258
 
     static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var writer = BitWriter()
@@ -668,7 +669,8 @@ private enum Deflater {
                     }
                     let isFinal = position == count
                     let storedLength = position - segmentStart
-                    let storedBits = 8 * storedLength + 48 * (storedLength / 65535 + 1)
+                    // Each stored block costs its header, padding to a byte, then LEN and NLEN.
+                    let storedBits = 8 * storedLength + (3 + 7 + 32) * (storedLength / 65535 + 1)
                     if fixedBits <= storedBits {
                         writer.write(isFinal ? 0b011 : 0b010, 3)
                         for token in tokens { writer.writeToken(token) }

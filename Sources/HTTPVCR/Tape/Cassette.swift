@@ -141,7 +141,7 @@ public final class Cassette: @unchecked Sendable {
     /// One entry per recorded request, in the order of ``requests``: its response and body, or its error.
     public var responses: [Outcome] {
         tape.interactions.map { interaction in
-            if let error = interaction.error { return .error(error.nsError) }
+            if let error = interaction.error { return .error(error.foundationError) }
             let fallback = URL(string: interaction.request.url)
             if let response = interaction.response?.httpURLResponse(fallbackURL: fallback) {
                 return .response(response, body: interaction.body)
@@ -321,11 +321,12 @@ public final class Cassette: @unchecked Sendable {
         }
 
         func receive(_ event: Scene.Event) {
-            receiver.receive(event)
+            // Counted before the client hears of it, so that code awaiting the response sees it played.
             switch event {
             case .completion, .error: cassette.chapterFinished(chapter)
             default: break
             }
+            receiver.receive(event)
         }
     }
 }
