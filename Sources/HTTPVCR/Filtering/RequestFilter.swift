@@ -13,6 +13,13 @@ enum RequestFilter {
             guard let replaced = beforeRecordRequest(request) else { return nil }
             request = replaced
         }
+        return filterIgnoringBeforeRecordRequest(request, with: configuration)
+    }
+
+    /// Every filter but `beforeRecordRequest`: for what must be written whatever that hook says, such as a
+    /// redirect hop of a request that is being recorded.
+    static func filterIgnoringBeforeRecordRequest(_ request: URLRequest, with configuration: VCRConfiguration) -> URLRequest {
+        var request = request
         if let url = request.url {
             request.url = filter(url, of: request, with: configuration)
         }

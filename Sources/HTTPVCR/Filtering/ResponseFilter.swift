@@ -80,16 +80,16 @@ enum ResponseFilter {
         if let location = recorded.headers[field: "Location"] {
             recorded.headers[field: "Location"] = RequestFilter.filter(urlString: location, of: request, with: configuration)
         }
-        var hop = next
-        hop.httpBody = next.httpBody ?? nil
-        let filteredHop = RequestFilter.filter(hop, with: configuration) ?? hop
+        let filteredHop = RequestFilter.filter(next, with: configuration)
+            ?? RequestFilter.filterIgnoringBeforeRecordRequest(next, with: configuration)
         return (recorded, RecordedRequest(filteredHop))
     }
 
     /// An error as it goes on the tape, its failing URL filtered like the request's.
     static func filterError(_ error: any Error, request: URLRequest, configuration: VCRConfiguration) -> RecordedError {
         var recorded = RecordedError(error)
-        for key in [NSURLErrorFailingURLErrorKey, NSURLErrorFailingURLStringErrorKey] {
+        // The string key is deprecated but still written by Apple's loader and by YAHTTPVCR.
+        for key in [NSURLErrorFailingURLErrorKey, "NSErrorFailingURLStringKey"] {
             if let url = recorded.userInfo[key] {
                 recorded.userInfo[key] = RequestFilter.filter(urlString: url, of: request, with: configuration)
             }

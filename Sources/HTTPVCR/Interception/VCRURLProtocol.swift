@@ -11,7 +11,7 @@ final class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
     static let passThroughKey = "HTTPVCR.passThrough"
 
-    private static let registration: Void = { URLProtocol.registerClass(VCRURLProtocol.self) }()
+    private static let registration: Void = { _ = URLProtocol.registerClass(VCRURLProtocol.self) }()
 
     /// Registers the class with the URL loading system, once.
     static func register() { registration }
