@@ -117,6 +117,25 @@ extension VCRTests {
             #expect(Set(chapters).count == 2)
         }
 
+        @Test(arguments: [PlaybackMode.chronological, .momentary])
+        func manyConcurrentRequestsRecordAndReplayIntact(mode: PlaybackMode) async throws {
+            let urls = try (0..<24).map { try HTTPBin.url("/anything/\($0)?n=\($0)") }
+            let result = try await recordThenReplay("many-\(mode.rawValue)", { $0.playbackMode = mode }) { cassette in
+                let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                    for (index, url) in urls.enumerated() {
+                        group.addTask { (index, try await session.data(from: url).0.json?["url"] as? String ?? "") }
+                    }
+                    var bodies = [String](repeating: "", count: urls.count)
+                    for try await (index, url) in group { bodies[index] = url }
+                    return bodies
+                }
+                return bodies
+            }
+            #expect(result.recorded == urls.map(\.absoluteString))
+            #expect(result.replayed == result.recorded)
+            #expect(result.tape.interactions.count == urls.count)
+        }
+
         @Test func uploadTaskBodiesReachTheServerAndTheTape() async throws {
             let url = try HTTPBin.url("/post")
             var request = URLRequest(url: url)
