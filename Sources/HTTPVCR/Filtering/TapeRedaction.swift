@@ -1,0 +1,198 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Tape {
+    /// The tape with a configuration's recording filters applied to it, so that a secret recorded without the
+    /// right filter can be hidden without recording again (`vcr redact` is built on this).
+    ///
+    /// It runs the code recording runs, on every place recording runs it:
+    /// - ``VCRConfiguration/pathFilter`` and ``VCRConfiguration/queryParametersFilter`` on request URLs, response
+    ///   URLs, redirect hops and their `Location`, and the failing URL of errors;
+    /// - ``VCRConfiguration/headersFilter`` and ``VCRConfiguration/secureHeaders`` on request headers (redirect
+    ///   hops' requests too);
+    /// - ``VCRConfiguration/postBodyFilter`` on request bodies, `Content-Length` kept in step;
+    /// - ``VCRConfiguration/responseBodyFilter`` on response bodies (decoded first when still gzip- or
+    ///   deflate-encoded), cut back at the original chunk boundaries, `Content-Length` kept in step.
+    ///
+    /// `beforeRecordRequest` and `beforeRecordResponse` are not run: they decide what gets recorded, and the tape
+    /// is already recorded. Recording never filters response headers; `responseHeaders` does, for secrets such as
+    /// `Set-Cookie`: each named field (compared case-insensitively, every occurrence) gets the given value, or is
+    /// removed when the value is nil, in final and redirect responses.
+    ///
+    /// Whatever no filter changes keeps its exact value: header order and case, URLs, bytes of bodies (a compressed
+    /// body in which nothing was replaced stays compressed), scene order and times.
+    public func redacted(with configuration: VCRConfiguration, responseHeaders: [String: String?] = [:]) -> Tape {
+        var configuration = configuration
+        configuration.beforeRecordRequest = nil
+        configuration.beforeRecordResponse = nil
+        let redaction = TapeRedaction(configuration: configuration, responseHeaders: responseHeaders)
+
+        // Bodies first, per request: a body filter needs the whole body, and its chunks may be interleaved with
+        // other requests' scenes.
+        var responses: [Int: (response: RecordedResponse, chunks: [Data])] = [:]
+        for interaction in interactions {
+            guard let response = interaction.response else { continue }
+            let request = (interaction.redirects.last?.request ?? interaction.request).urlRequest
+            responses[interaction.chapter] = redaction.response(response, chunks: interaction.chunks, request: request)
+        }
+
+        var requests: [Int: URLRequest] = [:]
+        var result: [Scene] = []
+        result.reserveCapacity(scenes.count)
+        for var scene in scenes {
+            let chapter = scene.chapter
+            switch scene.event {
+            case let .request(request):
+                requests[chapter] = request.urlRequest
+                scene.event = .request(redaction.request(request))
+            case let .redirect(response, to: next):
+                let request = requests[chapter] ?? next.urlRequest
+                scene.event = .redirect(redaction.redirect(response, request: request), to: redaction.request(next))
+                requests[chapter] = next.urlRequest
+            case .response:
+                if let filtered = responses[chapter] { scene.event = .response(filtered.response) }
+            case .data:
+                if let filtered = responses[chapter] {
+                    // The filtered chunks take the places of the recorded ones, in order; a shorter body may need
+                    // fewer chunks, and the data scenes left over go.
+                    guard let chunk = filtered.chunks.first else { continue }
+                    responses[chapter]?.chunks.removeFirst()
+                    scene.event = .data(chunk)
+                }
+            case let .error(error):
+                let request = requests[chapter] ?? URLRequest(url: URL(string: "about:blank")!)
+                scene.event = .error(redaction.error(error, request: request))
+            case .completion:
+                break
+            }
+            result.append(scene)
+        }
+        return Tape(scenes: result)
+    }
+}
+
+extension CassetteFile {
+    /// What writing `tape` in `format` loses, one sentence per problem (for `vcr convert` to show): HAR has no
+    /// chunk boundaries, no interleaving and no response URLs. Empty for HTTPVCR's own JSON and property list,
+    /// which hold a tape completely.
+    public static func lossNotes(_ tape: Tape, writingAs format: CassetteFormat) -> [String] {
+        switch format {
+        case .json, .plist: []
+        case .har: HARFormat.lossNotes(tape)
+        case .yahttpvcr, .vcrpy: ["HTTPVCR reads \(format.rawValue) cassettes but does not write them"]
+        }
+    }
+}
+
+/// The pieces of ``Tape/redacted(with:responseHeaders:)``: each hands a recorded value to the filter code the
+/// recorder uses and takes back only what the filters changed.
+struct TapeRedaction {
+    let configuration: VCRConfiguration
+    let responseHeaders: [String: String?]
+
+    /// A request (the first of a chapter, or a redirect hop's) through ``RequestFilter``.
+    func request(_ recorded: RecordedRequest) -> RecordedRequest {
+        let original = recorded.urlRequest
+        guard let filtered = RequestFilter.filter(original, with: configuration) else { return recorded }
+        var result = recorded
+        result.url = RequestFilter.filter(urlString: recorded.url, of: original, with: configuration)
+
+        var headers: [HTTPHeader] = []
+        for header in recorded.headers {
+            let before = original.value(forHTTPHeaderField: header.name)
+            guard let after = filtered.value(forHTTPHeaderField: header.name) else { continue }
+            headers.append(after == before ? header : HTTPHeader(header.name, after))
+        }
+        // A custom headers filter may add fields.
+        let added = (filtered.allHTTPHeaderFields ?? [:]).filter { name, _ in
+            !recorded.headers.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        headers.append(contentsOf: [HTTPHeader](added))
+        result.headers = headers
+
+        if let body = recorded.body, let filteredBody = filtered.httpBody, filteredBody != body {
+            result.body = filteredBody
+        }
+        return result
+    }
+
+    /// A final response and its body through ``ResponseFilter``.
+    func response(_ recorded: RecordedResponse, chunks: [Data], request: URLRequest) -> (RecordedResponse, [Data]) {
+        var result = recorded
+        filterURLs(&result, request: request)
+        replaceHeaders(&result.headers)
+
+        guard configuration.responseBodyFilter != nil,
+              let httpResponse = recorded.httpURLResponse(fallbackURL: request.url),
+              let outcome = ResponseFilter.filter(
+                  response: httpResponse,
+                  chunks: chunks,
+                  request: request,
+                  configuration: configuration
+              )
+        else { return (result, chunks) }
+
+        let body = chunks.reduce(into: Data()) { $0.append($1) }
+        var readable = body
+        if let encoding = recorded.headers[field: "Content-Encoding"],
+           let decoded = Inflate.decode(body, contentEncoding: encoding) {
+            readable = decoded
+        }
+        let filteredBody = outcome.chunks.reduce(into: Data()) { $0.append($1) }
+        // Nothing replaced: keep the recorded bytes (a compressed body stays compressed).
+        guard filteredBody != readable else { return (result, chunks) }
+        if result.headers[field: "Content-Encoding"] != nil, outcome.response.headers[field: "Content-Encoding"] == nil {
+            result.headers[field: "Content-Encoding"] = nil
+        }
+        if result.headers[field: "Content-Length"] != nil {
+            result.headers[field: "Content-Length"] = String(filteredBody.count)
+        }
+        return (result, outcome.chunks)
+    }
+
+    /// A redirect hop's response: its URL and `Location` as ``ResponseFilter/filterRedirect(_:to:request:configuration:)``
+    /// writes them.
+    func redirect(_ recorded: RecordedResponse, request: URLRequest) -> RecordedResponse {
+        var result = recorded
+        filterURLs(&result, request: request)
+        replaceHeaders(&result.headers)
+        return result
+    }
+
+    /// An error with its failing URL filtered, as ``ResponseFilter/filterError(_:request:configuration:)`` does.
+    func error(_ recorded: RecordedError, request: URLRequest) -> RecordedError {
+        var result = recorded
+        // NSURLErrorFailingURLStringErrorKey, spelled out: the constant is deprecated.
+        for key in [NSURLErrorFailingURLErrorKey, "NSErrorFailingURLStringKey"] {
+            if let url = result.userInfo[key] {
+                result.userInfo[key] = RequestFilter.filter(urlString: url, of: request, with: configuration)
+            }
+        }
+        return result
+    }
+
+    private func filterURLs(_ response: inout RecordedResponse, request: URLRequest) {
+        response.url = RequestFilter.filter(urlString: response.url, of: request, with: configuration)
+        for index in response.headers.indices
+        where response.headers[index].name.caseInsensitiveCompare("Location") == .orderedSame {
+            response.headers[index].value = RequestFilter.filter(
+                urlString: response.headers[index].value,
+                of: request,
+                with: configuration
+            )
+        }
+    }
+
+    private func replaceHeaders(_ headers: inout [HTTPHeader]) {
+        for (name, replacement) in responseHeaders {
+            let matches = { (header: HTTPHeader) in header.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let replacement {
+                for index in headers.indices where matches(headers[index]) { headers[index].value = replacement }
+            } else {
+                headers.removeAll(where: matches)
+            }
+        }
+    }
+}

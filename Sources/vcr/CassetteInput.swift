@@ -1,0 +1,96 @@
+import Foundation
+import HTTPVCR
+
+/// Reading cassettes named on the command line, with errors that name the file as the user wrote it.
+enum CassetteInput {
+    static func url(_ path: String) -> URL {
+        URL(fileURLWithPath: path)
+    }
+
+    /// The tape and format of the cassette at `path`, or an error (exit status 2) saying what is wrong with it.
+    static func read(_ path: String) throws(CommandError) -> (tape: Tape, format: CassetteFormat) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CommandError(message: "\(path): no such file")
+        }
+        if isFolder.boolValue {
+            throw CommandError(message: "\(path): is a folder, not a cassette file")
+        }
+        do {
+            return try CassetteFile.read(at: url(path))
+        } catch {
+            throw CommandError(message: "\(path): \(reason(error, path: path))")
+        }
+    }
+
+    /// A library error's message without its own "Malformed cassette /absolute/path: " lead, which the caller
+    /// replaces with the path as the user wrote it.
+    static func reason(_ error: VCRError, path: String) -> String {
+        var message = error.message
+        for lead in ["Malformed cassette ", "No cassette at "] where message.hasPrefix(lead) {
+            message.removeFirst(lead.count)
+            let candidates: [String?] = [error.cassettePath, url(path).path, path]
+            for shown in candidates.compactMap({ $0 }) where message.hasPrefix(shown) {
+                message.removeFirst(shown.count)
+                if message.hasPrefix(": ") { message.removeFirst(2) }
+                break
+            }
+            if message.isEmpty { message = "no such file" }
+            break
+        }
+        return message
+    }
+
+    static func describe(_ format: CassetteFormat) -> String {
+        switch format {
+        case .json: "HTTPVCR JSON"
+        case .plist: "HTTPVCR property list"
+        case .har: "HAR"
+        case .yahttpvcr: "YAHTTPVCR"
+        case .vcrpy: "VCR.py"
+        }
+    }
+
+    /// Two paths naming the same file (after `..`, symbolic links and the like are resolved).
+    static func sameFile(_ left: String, _ right: String) -> Bool {
+        let a = url(left).standardizedFileURL.resolvingSymlinksInPath().path
+        let b = url(right).standardizedFileURL.resolvingSymlinksInPath().path
+        if a == b { return true }
+        // Hard links, or case-insensitive file systems: compare device and inode when both exist.
+        guard let first = try? FileManager.default.attributesOfItem(atPath: a),
+              let second = try? FileManager.default.attributesOfItem(atPath: b),
+              let firstInode = first[.systemFileNumber] as? NSNumber,
+              let secondInode = second[.systemFileNumber] as? NSNumber,
+              let firstDevice = first[.systemNumber] as? NSNumber,
+              let secondDevice = second[.systemNumber] as? NSNumber
+        else { return false }
+        return firstInode == secondInode && firstDevice == secondDevice
+    }
+}
+
+/// Shortening text for reports.
+enum Abbreviate {
+    /// A secret as it may appear in a report: its first few characters (at most 4, at most half of it), then
+    /// an ellipsis. An authorization scheme (`Basic`, `Bearer`) in front stays whole.
+    static func secret(_ value: String) -> String {
+        var value = value.trimmingCharacters(in: .whitespaces)
+        var scheme = ""
+        if let space = value.firstIndex(of: " ") {
+            let word = value[..<space]
+            if ["basic", "bearer", "token", "digest", "negotiate", "aws4-hmac-sha256", "ntlm", "hoba", "mutual"]
+                .contains(word.lowercased()) {
+                scheme = String(word) + " "
+                value = String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let visible = min(4, max(1, value.count / 2))
+        let shown = value.count <= 1 ? "" : String(value.prefix(visible))
+        return "\"\(scheme)\(shown)…\""
+    }
+
+    /// `text` cut to `width` characters with an ellipsis at the end.
+    static func end(_ text: String, to width: Int) -> String {
+        guard text.count > width, width > 1 else { return text }
+        return String(text.prefix(width - 1)) + "…"
+    }
+}

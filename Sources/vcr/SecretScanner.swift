@@ -1,0 +1,432 @@
+import Foundation
+import HTTPVCR
+
+/// One secret in clear on a tape.
+struct Finding: Equatable, CustomStringConvertible {
+    /// The request's number, as `vcr show` counts them (1-based, in the order requests start).
+    var request: Int
+    /// Where on the request: `request header Authorization`, `response body JSON key json.password`.
+    var location: String
+    /// What was found, with the secret shortened: `value in clear ("Basic c2Vj…")`.
+    var what: String
+
+    var description: String { "request \(request): \(location): \(what)" }
+}
+
+/// Looks for secrets left in clear on a tape: credentials in headers, secret-named query parameters, form
+/// fields and JSON keys, and well-known token shapes (bearer tokens, JWTs, AWS access keys, private key blocks
+/// and a few vendors' API keys) anywhere in headers, URLs and bodies. Bodies are read decompressed when they are
+/// still gzip- or deflate-encoded, and base64 bodies are read decoded as well.
+///
+/// Values that filters write instead of a secret (`[FILTERED]`, `<filtered>`, `REDACTED`, `***`, …) are not
+/// findings; more can be added with ``extraPlaceholders``.
+struct SecretScanner {
+    /// Exact values (besides the built-in ones) that stand for a removed secret.
+    var extraPlaceholders: Set<String> = []
+
+    private let patterns: [(name: String, regex: NSRegularExpression, group: Int)]
+
+    init(extraPlaceholders: Set<String> = []) {
+        self.extraPlaceholders = extraPlaceholders
+        let sources: [(String, String, Int)] = [
+            ("private key block", #"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"#, 0),
+            ("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, 0),
+            ("bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, 1),
+            ("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, 0),
+            ("GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#, 0),
+            ("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, 0),
+            ("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, 0),
+            ("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, 0),
+        ]
+        patterns = sources.map { name, pattern, group in
+            // The patterns are fixed and tested; a failure here is a programming error.
+            (name, try! NSRegularExpression(pattern: pattern), group)
+        }
+    }
+
+    // MARK: Names
+
+    /// Names that are secrets however they are spelled (compared lowercased, without `-`, `_`, `.`).
+    private static let secretNames: Set<String> = [
+        "auth", "pwd", "pass", "passwd", "password", "secret", "token", "sig", "signature", "session", "sessionid",
+        "sid", "jwt", "apikey", "cookie", "setcookie",
+    ]
+    /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`.
+    private static let secretFragments = [
+        "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey",
+        "authorization", "sessionid", "sessionkey", "signature",
+    ]
+    /// Names with a secret word that describe a secret rather than hold one: `token_type`, `expires_in`,
+    /// `pageToken`, `password_required`.
+    private static let describingSuffixes = [
+        "type", "expiresin", "expiresat", "expires", "expiry", "expiration", "count", "url", "uri", "endpoint",
+        "hint", "length", "required", "enabled", "policy", "ttl", "lifetime", "format",
+    ]
+    private static let describingFragments = ["page", "cursor", "nexttoken", "continuation", "synctoken"]
+
+    /// Whether a header, query parameter, form field or JSON key of this name holds a secret. A bare `key` counts
+    /// only in URLs (`?key=AIza…`), where it is an API key; in bodies it is far too common.
+    static func isSecretName(_ name: String, inURL: Bool = false) -> Bool {
+        let normalized = String(name.lowercased().unicodeScalars.filter {
+            CharacterSet.alphanumerics.contains($0)
+        }.map(Character.init))
+        guard !normalized.isEmpty else { return false }
+        if inURL, normalized == "key" { return true }
+        if secretNames.contains(normalized) { return true }
+        guard secretFragments.contains(where: normalized.contains) else { return false }
+        if describingSuffixes.contains(where: normalized.hasSuffix) { return false }
+        if describingFragments.contains(where: normalized.contains) { return false }
+        return true
+    }
+
+    /// Headers whose whole value is a credential. `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
+    /// and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
+    static func isSecretHeader(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        if ["authorization", "proxy-authorization", "cookie", "set-cookie", "cookie2", "set-cookie2"]
+            .contains(lower) {
+            return true
+        }
+        // Challenges and policies name secrets without holding any.
+        if lower.hasSuffix("-authenticate") || lower == "authentication-info" { return false }
+        return isSecretName(name)
+    }
+
+    // MARK: Placeholders
+
+    private static let placeholderWords: Set<String> = [
+        "filtered", "redacted", "removed", "hidden", "masked", "placeholder", "omitted", "scrubbed", "sanitized",
+        "censored", "obfuscated", "elided",
+    ]
+
+    /// Whether `value` is what a filter writes instead of a secret: `[FILTERED]` (percent-encoded too, as it is
+    /// in a query), `<filtered>`, `REDACTED`, `[REDACTED_TOKEN]`, `***`, `xxxx`, or one of ``extraPlaceholders``.
+    func isPlaceholder(_ value: String) -> Bool {
+        var text = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if extraPlaceholders.contains(text) { return true }
+        if text.contains("%"), let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding {
+            text = decoded.trimmingCharacters(in: .whitespaces)
+            if extraPlaceholders.contains(text) { return true }
+        }
+        let lower = text.lowercased()
+        if lower.contains("filtered") || lower.contains("redacted") { return true }
+        let core = lower.trimmingCharacters(in: CharacterSet(charactersIn: "[]<>{}()\"'`_-:#$ "))
+        if Self.placeholderWords.contains(core) { return true }
+        if text.count >= 3, text.allSatisfy({ "*xX•#.".contains($0) }) { return true }
+        // Template-style stand-ins: <api-key>, {{token}}, ${SECRET}, [your-token-here].
+        for (open, close) in [("<", ">"), ("{{", "}}"), ("${", "}"), ("[", "]")]
+        where text.hasPrefix(open) && text.hasSuffix(close) && text.count > open.count + close.count {
+            let inner = text.dropFirst(open.count).dropLast(close.count)
+            if inner.allSatisfy({ $0.isLetter || $0.isNumber || "-_ .".contains($0) }) { return true }
+        }
+        return false
+    }
+
+    /// A header value that hides its secret: a placeholder, a scheme and a placeholder (`Bearer [FILTERED]`), or,
+    /// for cookies, a placeholder for every cookie's value (`session=[FILTERED]; Path=/`).
+    func isPlaceholderHeaderValue(_ value: String, name: String) -> Bool {
+        if isPlaceholder(value) { return true }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let space = trimmed.firstIndex(of: " "), !trimmed[..<space].contains("="),
+           isPlaceholder(String(trimmed[trimmed.index(after: space)...])) {
+            return true
+        }
+        guard name.lowercased().contains("cookie") else { return false }
+        let attributes: Set<String> = [
+            "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority", "partitioned",
+            "version", "comment",
+        ]
+        var values: [String] = []
+        for segment in trimmed.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { continue }
+            let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            guard !attributes.contains(name) else { continue }
+            values.append(String(parts[1]))
+        }
+        return !values.isEmpty && values.allSatisfy { isPlaceholder($0) || $0.isEmpty }
+    }
+
+    // MARK: Scanning
+
+    func scan(_ tape: Tape) -> [Finding] {
+        tape.interactions.enumerated().flatMap { scan($0.element, request: $0.offset + 1) }
+    }
+
+    func scan(_ interaction: Interaction, request number: Int) -> [Finding] {
+        var report = Report(request: number)
+        scanRequest(interaction.request, as: "request", into: &report)
+        for (index, redirect) in interaction.redirects.enumerated() {
+            let name = "redirect \(index + 1)"
+            scanURL(redirect.response.url, as: "\(name) response URL", into: &report)
+            scanHeaders(redirect.response.headers, as: "\(name) response", into: &report)
+            scanRequest(redirect.request, as: "\(name) request", into: &report)
+        }
+        if let response = interaction.response {
+            scanURL(response.url, as: "response URL", into: &report)
+            scanHeaders(response.headers, as: "response", into: &report)
+            scanBody(
+                interaction.body,
+                contentType: response.headers[field: "Content-Type"],
+                contentEncoding: response.headers[field: "Content-Encoding"],
+                as: "response body",
+                into: &report
+            )
+        }
+        if let error = interaction.error {
+            for key in error.userInfo.keys.sorted() {
+                let value = error.userInfo[key] ?? ""
+                if key.lowercased().contains("url") {
+                    scanURL(value, as: "error \(key)", into: &report)
+                } else {
+                    scanPatterns(value, as: "error \(key)", into: &report)
+                }
+            }
+        }
+        return report.findings
+    }
+
+    /// Findings of one request, without repeats: the same secret in the same place once, a pattern inside a
+    /// value already reported there not again, and a URL secret (the request's URL is usually also the
+    /// response's and the error's) only where it is first seen.
+    private struct Report {
+        let request: Int
+        var findings: [Finding] = []
+        var reportedByLocation: [String: [String]] = [:]
+        var reportedInURLs: Set<String> = []
+
+        init(request: Int) { self.request = request }
+
+        mutating func add(_ location: String, base: String, value: String, what: String) {
+            guard !(reportedByLocation[base] ?? []).contains(where: { $0.contains(value) }) else { return }
+            reportedByLocation[base, default: []].append(value)
+            findings.append(Finding(request: request, location: location, what: what))
+        }
+
+        mutating func addURLSecret(_ location: String, value: String, what: String) {
+            guard reportedInURLs.insert(value).inserted else { return }
+            findings.append(Finding(request: request, location: location, what: what))
+        }
+    }
+
+    private func scanRequest(_ request: RecordedRequest, as name: String, into report: inout Report) {
+        scanURL(request.url, as: "\(name) URL", into: &report)
+        scanHeaders(request.headers, as: name, into: &report)
+        if let body = request.body {
+            scanBody(
+                body,
+                contentType: request.headers[field: "Content-Type"],
+                contentEncoding: request.headers[field: "Content-Encoding"],
+                as: "\(name) body",
+                into: &report
+            )
+        }
+    }
+
+    private func scanHeaders(_ headers: [HTTPHeader], as side: String, into report: inout Report) {
+        for header in headers {
+            let location = "\(side) header \(header.name)"
+            let value = header.value.trimmingCharacters(in: .whitespaces)
+            guard !value.isEmpty else { continue }
+            if Self.isSecretHeader(header.name) {
+                if !isPlaceholderHeaderValue(value, name: header.name) {
+                    report.add(location, base: location, value: value, what: "value in clear (\(Abbreviate.secret(value)))")
+                }
+                continue
+            }
+            let lower = header.name.lowercased()
+            if lower == "location" || lower == "referer" || lower == "content-location" {
+                scanURL(value, as: location, into: &report)
+            } else {
+                scanPatterns(value, as: location, into: &report)
+            }
+        }
+    }
+
+    /// Secret-named query parameters, a password in the authority, and token shapes anywhere in the URL.
+    private func scanURL(_ url: String, as location: String, into report: inout Report) {
+        guard !url.isEmpty else { return }
+        if let components = URLComponents(string: url), let password = components.password, !password.isEmpty,
+           !isPlaceholder(password) {
+            report.addURLSecret(
+                "\(location) password",
+                value: password,
+                what: "value in clear (\(Abbreviate.secret(password)))"
+            )
+        }
+        var query = Substring(url)
+        if let mark = query.firstIndex(of: "?") { query = query[query.index(after: mark)...] } else { query = "" }
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.formDecoded(parts[0])
+            let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
+            guard Self.isSecretName(name, inURL: true), !value.isEmpty, !isPlaceholder(value) else { continue }
+            report.addURLSecret(
+                "\(location) query \(name)",
+                value: value,
+                what: "value in clear (\(Abbreviate.secret(value)))"
+            )
+        }
+        for (name, match) in patternMatches(in: url) {
+            report.addURLSecret(location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))")
+        }
+    }
+
+    private func scanBody(
+        _ body: Data,
+        contentType: String?,
+        contentEncoding: String?,
+        as location: String,
+        into report: inout Report
+    ) {
+        guard !body.isEmpty else { return }
+        var data = body
+        if let contentEncoding, let decoded = Inflate.decode(body, contentEncoding: contentEncoding) {
+            data = decoded
+        }
+        scanBodyContent(data, contentType: contentType, as: location, into: &report)
+        if let decoded = Self.base64Decoded(data) {
+            scanBodyContent(decoded, contentType: nil, as: "\(location) (base64-decoded)", into: &report)
+        }
+    }
+
+    private func scanBodyContent(_ data: Data, contentType: String?, as location: String, into report: inout Report) {
+        let text = String(decoding: data, as: UTF8.self)
+        let type = contentType?.lowercased() ?? ""
+        let start = text.first { !$0.isWhitespace }
+        if type.contains("json") || start == "{" || start == "[",
+           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            walkJSON(object, path: "", as: location, into: &report)
+        } else if type.contains("x-www-form-urlencoded") || (type.isEmpty && Self.looksLikeForm(text)) {
+            for pair in text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = Self.formDecoded(parts[0])
+                let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
+                guard Self.isSecretName(name), !value.isEmpty, !isPlaceholder(value) else { continue }
+                report.add(
+                    "\(location) form field \(name)",
+                    base: location,
+                    value: value,
+                    what: "value in clear (\(Abbreviate.secret(value)))"
+                )
+            }
+        }
+        scanPatterns(text, as: location, into: &report)
+    }
+
+    /// Every string member whose key is secret-named, at any depth. Keys are shown as a path: `json.password`,
+    /// `items[2].token`.
+    private func walkJSON(_ object: Any, path: String, as location: String, into report: inout Report) {
+        if let dictionary = object as? [String: Any] {
+            for key in dictionary.keys.sorted() {
+                let value = dictionary[key] as Any
+                let childPath = path.isEmpty ? key : "\(path).\(key)"
+                if let text = value as? String {
+                    if Self.isSecretName(key), !text.isEmpty, !isPlaceholder(text) {
+                        report.add(
+                            "\(location) JSON key \(childPath)",
+                            base: location,
+                            value: text,
+                            what: "value in clear (\(Abbreviate.secret(text)))"
+                        )
+                    } else if let embedded = Self.embeddedJSON(text) {
+                        // JSON sent as a string (httpbin's "data", webhooks' payloads): its keys count too.
+                        walkJSON(embedded, path: "\(childPath)[json]", as: location, into: &report)
+                    }
+                } else {
+                    walkJSON(value, path: childPath, as: location, into: &report)
+                }
+            }
+        } else if let array = object as? [Any] {
+            for (index, element) in array.enumerated() {
+                walkJSON(element, path: "\(path)[\(index)]", as: location, into: &report)
+            }
+        }
+    }
+
+    private func scanPatterns(_ text: String, as location: String, into report: inout Report) {
+        for (name, match) in patternMatches(in: text) {
+            report.add(location, base: location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))")
+        }
+    }
+
+    /// (pattern name, matched secret) for every token shape in `text`, placeholders left out.
+    func patternMatches(in text: String) -> [(String, String)] {
+        guard !text.isEmpty else { return [] }
+        let whole = NSRange(text.startIndex..., in: text)
+        var result: [(String, String)] = []
+        for pattern in patterns {
+            for match in pattern.regex.matches(in: text, range: whole) {
+                guard let range = Range(match.range(at: pattern.group), in: text) else { continue }
+                let secret = String(text[range])
+                if pattern.name == "bearer token" {
+                    // "Bearer authentication" in prose is not a token: real ones have digits or are long.
+                    guard secret.contains(where: \.isNumber) || secret.count >= 20, !isPlaceholder(secret) else {
+                        continue
+                    }
+                    result.append((pattern.name, "Bearer " + secret))
+                    continue
+                }
+                guard !isPlaceholder(secret) else { continue }
+                result.append((pattern.name, secret))
+            }
+        }
+        return result
+    }
+
+    private func abbreviate(_ match: String, kind: String) -> String {
+        // The BEGIN line says what kind of key it is and gives nothing away.
+        kind == "private key block" ? "\"\(match)\"" : Abbreviate.secret(match)
+    }
+
+    // MARK: Helpers
+
+    /// A string member that holds a JSON object or array.
+    static func embeddedJSON(_ text: String) -> Any? {
+        guard let first = text.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    static func formDecoded(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// `a=1&b=2` with nothing a form cannot hold.
+    static func looksLikeForm(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.contains("="), trimmed.count < 1_000_000 else { return false }
+        return !trimmed.contains { $0.isWhitespace || $0 == "{" || $0 == "<" || $0 == "\"" }
+    }
+
+    /// The bytes a body of base64 text stands for, when it is base64 (at least 16 characters, nothing else but
+    /// line breaks) and decodes to text. Binary payloads are left alone: there is nothing to read in them.
+    static func base64Decoded(_ data: Data) -> Data? {
+        guard data.count >= 16, data.count < 50_000_000 else { return nil }
+        var compact: [UInt8] = []
+        compact.reserveCapacity(data.count)
+        for byte in data {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+                compact.append(byte)
+            case UInt8(ascii: "-"):
+                compact.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"):
+                compact.append(UInt8(ascii: "/"))
+            case 0x0A, 0x0D:
+                continue
+            default:
+                return nil
+            }
+        }
+        // Letters only (a word, an identifier) is not worth decoding; real base64 mixes in digits or symbols.
+        guard compact.contains(where: { !(UInt8(ascii: "A")...UInt8(ascii: "z")).contains($0) }) else { return nil }
+        while compact.count % 4 != 0 { compact.append(UInt8(ascii: "=")) }
+        guard let decoded = Data(base64Encoded: Data(compact)), !decoded.isEmpty else { return nil }
+        let printable = decoded.filter { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.count
+        guard printable * 10 >= decoded.count * 9 else { return nil }
+        return decoded
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import HTTPVCR
+
+/// `vcr show CASSETTE`: one row per recorded request.
+enum ShowCommand {
+    static let tableWidth = 120
+
+    static var command: Command {
+        Command(
+            name: "show",
+            abstract: "List the requests a cassette holds, one row each.",
+            usage: ["<cassette> [--json] [--wide]"],
+            arguments: [("<cassette>", "A cassette in any format vcr reads (HTTPVCR JSON or plist, HAR, YAHTTPVCR, VCR.py).")],
+            options: [
+                .flag("json", "Print JSON for machines instead of the table (full URLs, errors in detail)."),
+                .flag("wide", short: "w", "Do not shorten URLs to fit the table in \(tableWidth) columns."),
+            ],
+            discussion: """
+                Columns: the request's number (what lint and redact call "request N"), method, URL, the status \
+                (redirect hops first, "302 → 200") or the error ("error NSURLErrorDomain -1001"), the response \
+                body's size in bytes, the number of chunks it arrived in, and the time to first byte.
+                """,
+            examples: [
+                "vcr show Cassettes.bundle/Examples/httpbin-basics.json",
+                "vcr show recording.har --json | jq '.requests[] | select(.status >= 400)'",
+            ],
+            run: run
+        )
+    }
+
+    static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
+        guard let path = arguments.positionals.first else {
+            throw CommandError.usage("missing <cassette>", of: command)
+        }
+        guard arguments.positionals.count == 1 else {
+            throw CommandError.usage("unexpected argument '\(arguments.positionals[1])'", of: command)
+        }
+        let (tape, format) = try CassetteInput.read(path)
+        let rows = tape.interactions.enumerated().map { Row(index: $0.offset + 1, interaction: $0.element) }
+        if arguments.flag("json") {
+            Console.out(json(path: path, format: format, rows: rows))
+        } else {
+            let count = rows.count == 1 ? "1 request" : "\(rows.count) requests"
+            Console.out("\(path): \(CassetteInput.describe(format)), \(count)")
+            if !rows.isEmpty {
+                Console.out("")
+                Console.out(table(rows, wide: arguments.flag("wide")))
+            }
+        }
+        return .success
+    }
+
+    /// What the table and the JSON say about one request.
+    struct Row {
+        var index: Int
+        var interaction: Interaction
+
+        var statusText: String {
+            var parts: [String] = []
+            var codes = interaction.redirects.map { String($0.response.statusCode) }
+            if let response = interaction.response { codes.append(String(response.statusCode)) }
+            if !codes.isEmpty { parts.append(codes.joined(separator: " → ")) }
+            if let error = interaction.error { parts.append("error \(error.domain) \(error.code)") }
+            return parts.isEmpty ? "no response" : parts.joined(separator: ", ")
+        }
+
+        var timeToFirstByteText: String {
+            guard let seconds = interaction.timeToFirstByte else { return "-" }
+            let milliseconds = seconds * 1000
+            return milliseconds < 10 && milliseconds != 0
+                ? String(format: "%.1f ms", milliseconds)
+                : String(format: "%.0f ms", milliseconds)
+        }
+    }
+
+    static func table(_ rows: [Row], wide: Bool) -> String {
+        let headers = ["#", "METHOD", "URL", "STATUS", "BYTES", "CHUNKS", "TTFB"]
+        var cells = rows.map { row in
+            [
+                String(row.index),
+                row.interaction.request.method,
+                row.interaction.request.url,
+                row.statusText,
+                String(row.interaction.body.count),
+                String(row.interaction.chunks.count),
+                row.timeToFirstByteText,
+            ]
+        }
+        var widths = headers.indices.map { column in
+            ([headers[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
+        }
+        if !wide {
+            let others = widths.enumerated().filter { $0.offset != 2 }.map(\.element).reduce(0, +)
+            let available = max(24, tableWidth - others - 2 * (headers.count - 1))
+            if widths[2] > available {
+                widths[2] = available
+                for index in cells.indices { cells[index][2] = Abbreviate.end(cells[index][2], to: available) }
+            }
+        }
+        // Numbers right-aligned, text left-aligned; the last column is not padded on the right.
+        let rightAligned: Set<Int> = [0, 4, 5, 6]
+        func line(_ values: [String]) -> String {
+            values.enumerated().map { column, value in
+                let pad = String(repeating: " ", count: max(0, widths[column] - value.count))
+                if rightAligned.contains(column) { return pad + value }
+                return column == values.count - 1 ? value : value + pad
+            }.joined(separator: "  ")
+        }
+        return ([line(headers)] + cells.map(line)).joined(separator: "\n")
+    }
+
+    static func json(path: String, format: CassetteFormat, rows: [Row]) -> String {
+        let requests: [JSONOutput] = rows.map { row in
+            let interaction = row.interaction
+            let error: JSONOutput = interaction.error.map { error in
+                .object([
+                    ("domain", .string(error.domain)),
+                    ("code", .int(error.code)),
+                    ("description", .optional(error.userInfo[NSLocalizedDescriptionKey])),
+                ])
+            } ?? .null
+            let redirects: [JSONOutput] = interaction.redirects.map { redirect in
+                .object([
+                    ("status", .int(redirect.response.statusCode)),
+                    ("location", .optional(redirect.response.headers[field: "Location"])),
+                    ("url", .string(redirect.request.url)),
+                ])
+            }
+            return .object([
+                ("index", .int(row.index)),
+                ("chapter", .int(interaction.chapter)),
+                ("method", .string(interaction.request.method)),
+                ("url", .string(interaction.request.url)),
+                ("requestBodySize", .int(interaction.request.body?.count ?? 0)),
+                ("redirects", .array(redirects)),
+                ("status", .optional(interaction.response?.statusCode)),
+                ("responseURL", .optional(interaction.response?.url)),
+                ("contentType", .optional(interaction.response?.headers[field: "Content-Type"])),
+                ("error", error),
+                ("bodySize", .int(interaction.body.count)),
+                ("chunks", .int(interaction.chunks.count)),
+                ("timeToFirstByteMs", .optional(interaction.timeToFirstByte.map { ($0 * 1_000_000).rounded() / 1000 })),
+            ])
+        }
+        return JSONOutput.object([
+            ("path", .string(path)),
+            ("format", .string(format.rawValue)),
+            ("formatName", .string(CassetteInput.describe(format))),
+            ("requests", .array(requests)),
+        ]).text
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import HTTPVCR
+import Testing
+
+@Suite struct RedactTests {
+    /// A cassette with one secret in each place redact reaches.
+    static var leaky: Tape {
+        let login = Tapes.exchange(
+            chapter: 1,
+            method: "POST",
+            url: "https://api.example.com/v1/login?q=vcr&api_key=qk-778899",
+            requestHeaders: [
+                HTTPHeader("Accept", "application/json"),
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader("X-Api-Key", "sk-live-abcdef123456"),
+            ],
+            requestBody: #"{"user":"ada","password":"pw-secret-1"}"#,
+            responseHeaders: [
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader("Set-Cookie", "sid=ck-secret-3; Path=/"),
+            ],
+            chunks: [#"{"ok":true,"session":{"token":"rt-secret-2"}}"#]
+        )
+        let failure = Interaction(
+            chapter: 2,
+            request: RecordedRequest(method: "GET", url: "https://api.example.com/v1/slow?api_key=qk-778899"),
+            response: nil,
+            error: RecordedError(
+                domain: NSURLErrorDomain,
+                code: -1001,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "The request timed out.",
+                    "NSErrorFailingURLStringKey": "https://api.example.com/v1/slow?api_key=qk-778899",
+                ]
+            ),
+            timeToFirstByte: 1,
+            duration: 1
+        )
+        return Tape(interactions: [login, failure])
+    }
+
+    static let secrets = ["sk-live-abcdef123456", "qk-778899", "pw-secret-1", "rt-secret-2", "ck-secret-3"]
+    static let options = [
+        "--header", "X-Api-Key", "--header", "set-cookie", "--query", "api_key",
+        "--json-key", "password", "--json-key", "token",
+    ]
+
+    @Test func secretsGoAndEverythingElseStaysByteForByte() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(try VCRTool.run("lint", path).status == 1)
+
+        let result = try VCRTool.run(["redact", path] + Self.options)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("redacted 8 fields in 2 requests"), "\(result)")
+
+        let redacted = try String(contentsOfFile: path, encoding: .utf8)
+        for secret in Self.secrets {
+            #expect(!redacted.contains(secret), "\(secret) is gone")
+            #expect(!result.stdout.contains(secret), "the report does not repeat \(secret)")
+        }
+        #expect(redacted.contains("[FILTERED]"))
+        // Exactly the secrets changed: the same bytes with the placeholder in their place.
+        let expected = original
+            .replacingOccurrences(of: "sid=ck-secret-3; Path=/", with: "[FILTERED]")
+            .replacingOccurrences(of: "qk-778899", with: "%5BFILTERED%5D")
+            .replacingOccurrences(of: "sk-live-abcdef123456", with: "[FILTERED]")
+            .replacingOccurrences(of: "pw-secret-1", with: "[FILTERED]")
+            .replacingOccurrences(of: "rt-secret-2", with: "[FILTERED]")
+        #expect(redacted == expected)
+
+        let lint = try VCRTool.run("lint", path)
+        #expect(lint.status == 0, "\(lint)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["leaky.json"])
+    }
+
+    @Test func dryRunShowsTheChangesAndWritesNothing() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try VCRTool.run(["redact", path, "--dry-run"] + Self.options)
+        #expect(result.status == 0, "\(result)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        for secret in Self.secrets { #expect(!result.stdout.contains(secret), "\(secret) in \(result)") }
+        let lines = result.lines
+        #expect(lines.first == "request 1 (POST https://api.example.com/v1/login?q=vcr&api_key=%5BFILTERED%5D):")
+        #expect(lines.contains("  request header X-Api-Key: sk-l… → [FILTERED]"), "\(result)")
+        #expect(lines.contains("  response header Set-Cookie: sid=… → [FILTERED]"), "\(result)")
+        #expect(lines.contains { $0.contains("request URL: ") && $0.contains("api_key=qk-7…") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("    + ") && $0.contains(#""password":"[FILTERED]""#) }, "\(result)")
+        #expect(lines.contains("request 2 (GET https://api.example.com/v1/slow?api_key=%5BFILTERED%5D):"), "\(result)")
+        #expect(lines.contains { $0.hasPrefix("  error NSErrorFailingURLStringKey: ") }, "\(result)")
+        #expect(lines.last == "\(path): would change 8 fields in 2 requests (dry run: nothing written)")
+
+        // -n is --dry-run.
+        let short = try VCRTool.run(["redact", path, "-n"] + Self.options)
+        #expect(short.stdout == result.stdout)
+    }
+
+    @Test func placeholderAndRemove() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        let custom = try VCRTool.run(["redact", path, "--placeholder", "<secret>"] + Self.options)
+        #expect(custom.status == 0, "\(custom)")
+        let tape = try CassetteFile.read(at: URL(fileURLWithPath: path)).tape
+        let login = try #require(tape.interactions.first)
+        #expect(login.request.headers[field: "X-Api-Key"] == "<secret>")
+        #expect(login.request.url == "https://api.example.com/v1/login?q=vcr&api_key=%3Csecret%3E")
+        #expect(login.request.body == Data(#"{"user":"ada","password":"<secret>"}"#.utf8))
+        #expect(login.body == Data(#"{"ok":true,"session":{"token":"<secret>"}}"#.utf8))
+        #expect(try VCRTool.run("lint", path).status == 0)
+
+        let removePath = try folder.write(Self.leaky, "remove.json")
+        let remove = try VCRTool.run(["redact", removePath, "--remove"] + Self.options)
+        #expect(remove.status == 0, "\(remove)")
+        let removed = try #require(try CassetteFile.read(at: URL(fileURLWithPath: removePath)).tape.interactions.first)
+        #expect(removed.request.headers.map(\.name) == ["Accept", "Content-Type"])
+        #expect(removed.request.url == "https://api.example.com/v1/login?q=vcr")
+        #expect(removed.request.body == Data(#"{"user":"ada"}"#.utf8))
+        #expect(removed.response?.headers[field: "Set-Cookie"] == nil)
+        #expect(removed.body == Data(#"{"ok":true,"session":{}}"#.utf8))
+
+        let both = try VCRTool.run(["redact", removePath, "--remove", "--placeholder", "x", "--header", "A"])
+        #expect(both.status == 2)
+    }
+
+    @Test func formBodiesAndContentLength() throws {
+        let folder = try TemporaryFolder()
+        let tape = Tapes.tape(Tapes.exchange(
+            method: "POST",
+            requestHeaders: [
+                HTTPHeader("Content-Length", "25"),
+                HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+            ],
+            requestBody: "user=bob&password=hunter2",
+            responseHeaders: [HTTPHeader("Content-Length", "24"), HTTPHeader("Content-Type", "application/json")],
+            chunks: [#"{"form":{"password":"hunter2"}}"#]
+        ))
+        let path = try folder.write(tape, "form.json")
+        let result = try VCRTool.run("redact", path, "--form-key", "password")
+        #expect(result.status == 0, "\(result)")
+        let redacted = try #require(try CassetteFile.read(at: URL(fileURLWithPath: path)).tape.interactions.first)
+        #expect(redacted.request.body == Data("user=bob&password=%5BFILTERED%5D".utf8))
+        #expect(redacted.request.headers[field: "Content-Length"] == "32")
+        #expect(redacted.body == Data(#"{"form":{"password":"[FILTERED]"}}"#.utf8))
+        #expect(redacted.response?.headers[field: "Content-Length"] == String(redacted.body.count))
+    }
+
+    @Test func chunkedAndCompressedBodies() throws {
+        let folder = try TemporaryFolder()
+        let chunked = Tapes.exchange(chapter: 1, chunks: [#"{"tok"#, #"en":"abc123","#, #""x":1}"#])
+        let gzipped = Interaction(
+            chapter: 2,
+            request: RecordedRequest(method: "GET", url: "https://api.example.com/gz"),
+            response: RecordedResponse(
+                url: "https://api.example.com/gz",
+                statusCode: 200,
+                headers: [
+                    HTTPHeader("Content-Encoding", "gzip"),
+                    HTTPHeader("Content-Length", "99"),
+                    HTTPHeader("Content-Type", "application/json"),
+                ]
+            ),
+            chunks: [Inflate.gzip(Data(#"{"token":"gz-secret"}"#.utf8))]
+        )
+        let untouched = Interaction(
+            chapter: 3,
+            request: RecordedRequest(method: "GET", url: "https://api.example.com/gz2"),
+            response: RecordedResponse(
+                url: "https://api.example.com/gz2",
+                statusCode: 200,
+                headers: [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Content-Type", "application/json")]
+            ),
+            chunks: [Inflate.gzip(Data(#"{"name":"plain"}"#.utf8))]
+        )
+        let tape = Tape(interactions: [chunked, gzipped, untouched])
+        let path = try folder.write(tape, "bodies.json")
+        #expect(try VCRTool.run("lint", path).status == 1)
+
+        let result = try VCRTool.run("redact", path, "--json-key", "token")
+        #expect(result.status == 0, "\(result)")
+        let redacted = try CassetteFile.read(at: URL(fileURLWithPath: path)).tape.interactions
+        #expect(redacted[0].body == Data(#"{"token":"[FILTERED]","x":1}"#.utf8))
+        #expect(redacted[0].chunks.map(\.count) == [5, 13, 10], "the chunk boundaries are kept")
+        #expect(redacted[1].body == Data(#"{"token":"[FILTERED]"}"#.utf8))
+        #expect(redacted[1].response?.headers[field: "Content-Encoding"] == nil)
+        #expect(redacted[1].response?.headers[field: "Content-Length"] == String(redacted[1].body.count))
+        #expect(redacted[2] == untouched, "a compressed body without the key stays compressed")
+        #expect(try VCRTool.run("lint", path).status == 0)
+    }
+
+    @Test func redirectsAndPlist() throws {
+        let folder = try TemporaryFolder()
+        let tape = Tape(interactions: [Interaction(
+            chapter: 1,
+            request: RecordedRequest(method: "GET", url: "https://auth.example.com/start?token=t-1"),
+            redirects: [Interaction.Redirect(
+                response: RecordedResponse(
+                    url: "https://auth.example.com/start?token=t-1",
+                    statusCode: 302,
+                    headers: [
+                        HTTPHeader("Location", "https://app.example.com/cb?token=t-2&state=s"),
+                        HTTPHeader("Set-Cookie", "auth=c-1"),
+                    ]
+                ),
+                request: RecordedRequest(
+                    method: "GET",
+                    url: "https://app.example.com/cb?token=t-2&state=s",
+                    headers: [HTTPHeader("Cookie", "auth=c-1")]
+                )
+            )],
+            response: RecordedResponse(url: "https://app.example.com/cb?token=t-2&state=s", statusCode: 200),
+            chunks: [Data("done".utf8)]
+        )])
+        let path = try folder.write(tape, "redirect.plist", as: .plist)
+        let result = try VCRTool.run("redact", path, "--query", "token", "--header", "Cookie", "--header", "Set-Cookie")
+        #expect(result.status == 0, "\(result)")
+        let (redacted, format) = try CassetteFile.read(at: URL(fileURLWithPath: path))
+        #expect(format == .plist)
+        let interaction = try #require(redacted.interactions.first)
+        let hop = try #require(interaction.redirects.first)
+        #expect(interaction.request.url == "https://auth.example.com/start?token=%5BFILTERED%5D")
+        #expect(hop.response.url == "https://auth.example.com/start?token=%5BFILTERED%5D")
+        #expect(hop.response.headers[field: "Location"] == "https://app.example.com/cb?token=%5BFILTERED%5D&state=s")
+        #expect(hop.response.headers[field: "Set-Cookie"] == "[FILTERED]")
+        #expect(hop.request.url == "https://app.example.com/cb?token=%5BFILTERED%5D&state=s")
+        #expect(hop.request.headers[field: "Cookie"] == "[FILTERED]")
+        #expect(interaction.response?.url == "https://app.example.com/cb?token=%5BFILTERED%5D&state=s")
+        #expect(try VCRTool.run("lint", path).status == 0)
+    }
+
+    @Test func refusesForeignFormats() throws {
+        let folder = try TemporaryFolder()
+        let har = try folder.write(Self.leaky, "leaky.har", as: .har)
+        let vcrpy = try folder.copy(VCRTool.vcrPyFixture, as: "vcrpy.json")
+        for (path, name) in [(har, "HAR"), (vcrpy, "VCR.py")] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let result = try VCRTool.run("redact", path, "--header", "X-Api-Key")
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr.contains("is a \(name) cassette"), "\(result)")
+            #expect(result.stderr.contains("vcr convert \(path) "), "\(result)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
+    @Test func needsSomethingToRedact() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        let result = try VCRTool.run("redact", path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("nothing to redact"), "\(result)")
+        #expect(result.stderr.contains("USAGE: vcr redact"), "\(result)")
+    }
+
+    @Test func nothingMatchingLeavesTheFileAlone() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let result = try VCRTool.run("redact", path, "--header", "X-Other", "--query", "sig", "--json-key", "nope")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("nothing to redact"), "\(result)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let after = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(after[.systemFileNumber] as? Int == attributes[.systemFileNumber] as? Int, "not even rewritten")
+    }
+
+    /// The README's story: the VCR.py fixture converted, redacted, and then clean; it is the committed example.
+    @Test func readmeStoryReproducesTheCommittedExample() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("httpbin-basics.json").path
+        #expect(try VCRTool.run("convert", VCRTool.vcrPyFixture.path, path).status == 0)
+        let lint = try VCRTool.run("lint", path)
+        #expect(lint.status == 1)
+        #expect(lint.lines.count == 4, "\(lint)")
+
+        let redact = try VCRTool.run(
+            "redact", path, "--json-key", "password", "--query", "session", "--header", "Set-Cookie"
+        )
+        #expect(redact.status == 0, "\(redact)")
+        #expect(try VCRTool.run("lint", path).status == 0)
+
+        let committed = VCRTool.packageRoot.appendingPathComponent("Cassettes.bundle/Examples/httpbin-basics.json")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(contentsOf: committed))
+    }
+}
