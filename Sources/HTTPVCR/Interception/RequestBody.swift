@@ -10,8 +10,10 @@ enum RequestBody {
     static func read(request: URLRequest, task: URLSessionTask?) -> Result<Data?, VCRError> {
         if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
-        // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body.
-        guard let task else { return .success(nil) }
+        // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
+        // for GET and HEAD, which carry none: reflection is slow, and replaying GETs is the hot path.
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard let task, method != "GET" && method != "HEAD" else { return .success(nil) }
         let isUpload = task is URLSessionUploadTask
         switch uploadBody(of: task) {
         case let .data(data)?:
