@@ -5,11 +5,11 @@ import FoundationNetworking
 
 /// The body matcher's view of a body: the same text for bodies that mean the same.
 enum BodyNormalization {
-    static func key(for request: URLRequest) -> String {
-        guard var body = request.httpBody, !body.isEmpty else { return "" }
-        let encoding = request.value(forHTTPHeaderField: "Content-Encoding") ?? ""
+    static func key(for request: RequestParts) -> String {
+        guard var body = request.body, !body.isEmpty else { return "" }
+        let encoding = request.header("Content-Encoding") ?? ""
         if !encoding.isEmpty, let decoded = Inflate.decode(body, contentEncoding: encoding) { body = decoded }
-        let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        let contentType = request.header("Content-Type")?.lowercased() ?? ""
 
         if let json = canonicalJSON(body) { return "json:" + json }
         if contentType.hasPrefix("application/x-www-form-urlencoded"), let text = BodyText.text(body) {

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// stay in tape order, so identical requests replay in recorded order. Predicate matchers (registered ones)
 /// are checked only against the chapters of the live request's bucket.
 struct MatchIndex {
-    private let keyed: [@Sendable (URLRequest) -> String]
+    private let keyed: [@Sendable (RequestParts) -> String]
     private let predicates: [Matcher]
     private var buckets: [String: Bucket] = [:]
 
@@ -20,8 +20,8 @@ struct MatchIndex {
     }
 
     /// - Parameter requests: the recorded request of each chapter, by chapter position.
-    init(matchers: [Matcher], requests: [URLRequest]) {
-        var keyed: [@Sendable (URLRequest) -> String] = []
+    init(matchers: [Matcher], requests: [RecordedRequest]) {
+        var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
         for matcher in matchers {
             if case let .key(key) = matcher.comparison { keyed.append(key) } else { predicates.append(matcher) }
@@ -29,11 +29,11 @@ struct MatchIndex {
         self.keyed = keyed
         self.predicates = predicates
         for (position, request) in requests.enumerated() {
-            buckets[key(of: request), default: Bucket()].chapters.append(position)
+            buckets[key(of: RequestParts(request)), default: Bucket()].chapters.append(position)
         }
     }
 
-    private func key(of request: URLRequest) -> String {
+    private func key(of request: RequestParts) -> String {
         switch keyed.count {
         case 0: ""
         case 1: keyed[0](request)
@@ -43,8 +43,8 @@ struct MatchIndex {
 
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
     mutating func firstMatch(
-        for request: URLRequest,
-        recordedRequest: (Int) -> URLRequest,
+        for request: RequestParts,
+        recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
         let key = key(of: request)

@@ -21,7 +21,7 @@ public struct Matcher: Sendable, CustomStringConvertible {
     enum Comparison: Sendable {
         /// Two requests match when their keys are equal. Keys let a cassette index its chapters, so that
         /// finding the next match does not scan the tape.
-        case key(@Sendable (URLRequest) -> String)
+        case key(@Sendable (RequestParts) -> String)
         case predicate(@Sendable (URLRequest, URLRequest) -> Bool)
         /// Looked up in the registry when used.
         case named
@@ -33,7 +33,7 @@ public struct Matcher: Sendable, CustomStringConvertible {
         self.comparison = .predicate(matches)
     }
 
-    init(name: String, key: @escaping @Sendable (URLRequest) -> String) {
+    init(name: String, key: @escaping @Sendable (RequestParts) -> String) {
         self.name = name
         self.comparison = .key(key)
     }
@@ -50,9 +50,13 @@ public struct Matcher: Sendable, CustomStringConvertible {
 
     /// Whether `request` matches `recorded` for this matcher. An unknown `.named` matcher matches nothing.
     public func matches(_ request: URLRequest, _ recorded: URLRequest) -> Bool {
+        matches(RequestParts(request), RequestParts(recorded))
+    }
+
+    func matches(_ request: RequestParts, _ recorded: RequestParts) -> Bool {
         switch comparison {
         case let .key(key): key(request) == key(recorded)
-        case let .predicate(predicate): predicate(request, recorded)
+        case let .predicate(predicate): predicate(request.urlRequest, recorded.urlRequest)
         case .named: VCR.matchers[name].map { $0.comparison.isNamed ? false : $0.matches(request, recorded) } ?? false
         }
     }
@@ -65,7 +69,7 @@ public struct Matcher: Sendable, CustomStringConvertible {
     }
 
     /// What this matcher compares in `request`, for explanations ("path: /get").
-    func component(of request: URLRequest) -> String? {
+    func component(of request: RequestParts) -> String? {
         if case let .key(key) = comparison { return key(request) }
         return nil
     }
@@ -84,45 +88,26 @@ extension Matcher.Comparison {
 
 extension Matcher {
     /// The HTTP method, case-insensitively.
-    public static let method = Matcher(name: "method") { ($0.httpMethod ?? "GET").uppercased() }
+    public static let method = Matcher(name: "method") { $0.method }
     /// The whole URL, as written.
-    public static let uri = Matcher(name: "uri") { $0.url?.absoluteString ?? "" }
-    public static let scheme = Matcher(name: "scheme") { $0.url?.scheme?.lowercased() ?? "" }
-    public static let host = Matcher(name: "host") { $0.url?.host?.lowercased() ?? "" }
+    public static let uri = Matcher(name: "uri") { $0.url }
+    public static let scheme = Matcher(name: "scheme") { $0.scheme }
+    public static let host = Matcher(name: "host") { $0.host }
     /// The port, with the scheme's default when the URL names none (so `http://h` matches `http://h:80`).
-    public static let port = Matcher(name: "port") { request in
-        guard let url = request.url else { return "" }
-        if let port = url.port { return String(port) }
-        switch url.scheme?.lowercased() {
-        case "https": return "443"
-        case "http": return "80"
-        default: return ""
-        }
-    }
+    public static let port = Matcher(name: "port") { $0.port }
     /// The percent-encoded path; an empty path is `/`.
-    public static let path = Matcher(name: "path") { request in
-        guard let url = request.url else { return "" }
-        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
-        return path.isEmpty ? "/" : path
-    }
+    public static let path = Matcher(name: "path") { $0.path }
     /// The query parameters, in any order.
-    public static let query = Matcher(name: "query") { request in
-        guard let url = request.url, let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?
-            .percentEncodedQuery else { return "" }
-        return query.split(separator: "&", omittingEmptySubsequences: true).sorted().joined(separator: "&")
+    public static let query = Matcher(name: "query") { parts in
+        parts.query.split(separator: "&", omittingEmptySubsequences: true).sorted().joined(separator: "&")
     }
     /// Every header field, names case-insensitively, values exactly.
-    public static let headers = Matcher(name: "headers") { request in
-        (request.allHTTPHeaderFields ?? [:])
-            .map { "\($0.key.lowercased()): \($0.value)" }
-            .sorted()
-            .joined(separator: "\n")
+    public static let headers = Matcher(name: "headers") { parts in
+        parts.headers.map { "\($0.key.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
     }
     /// The body: JSON and form bodies compared structurally, gzip and deflate bodies decoded first, anything
     /// else byte for byte.
-    public static let body = Matcher(name: "body") { request in
-        BodyNormalization.key(for: request)
-    }
+    public static let body = Matcher(name: "body") { BodyNormalization.key(for: $0) }
 
     /// The built-ins, by name.
     static let builtIn: [String: Matcher] = Dictionary(

@@ -13,8 +13,8 @@ enum Mismatch {
 
     /// The recorded request that fails the fewest matchers (unplayed ones first on a tie).
     static func closest(
-        to request: URLRequest,
-        among requests: [URLRequest],
+        to request: RequestParts,
+        among requests: [RequestParts],
         matchers: [Matcher],
         isPlayed: (Int) -> Bool
     ) -> Closest? {
@@ -36,13 +36,17 @@ enum Mismatch {
         "\((request.httpMethod ?? "GET").uppercased()) \(request.url?.absoluteString ?? "(no URL)")"
     }
 
+    static func describe(_ request: RequestParts) -> String {
+        "\(request.method) \(request.url.isEmpty ? "(no URL)" : request.url)"
+    }
+
     /// The whole message of an unmatched request on a cassette that may not record.
     static func message(
-        request: URLRequest,
+        request: RequestParts,
         cassettePath: String,
         recordMode: RecordMode,
         matchers: [Matcher],
-        requests: [URLRequest],
+        requests: [RequestParts],
         isPlayed: (Int) -> Bool
     ) -> String {
         var lines = [

@@ -27,7 +27,6 @@ public final class Cassette: @unchecked Sendable {
     private let loadedScenes: [Scene]
     /// Each loaded chapter's recorded request.
     private let loadedRequests: [RecordedRequest]
-    private var requestCache: [URLRequest?]
     private var index: MatchIndex
     private var player: Player
     private var matched: [Bool]
@@ -112,9 +111,7 @@ public final class Cassette: @unchecked Sendable {
         }
         self.loadedScenes = tape.scenes
         self.loadedRequests = requests
-        let urlRequests = requests.map(\.urlRequest)
-        self.requestCache = urlRequests
-        self.index = MatchIndex(matchers: resolvedMatchers, requests: urlRequests)
+        self.index = MatchIndex(matchers: resolvedMatchers, requests: requests)
         self.player = Player(
             scenes: tape.scenes,
             chapterOfScene: chapterOfScene,
@@ -158,7 +155,7 @@ public final class Cassette: @unchecked Sendable {
 
     /// Recorded requests that were never replayed, in tape order.
     public var unplayedRequests: [URLRequest] {
-        withLock { matched.indices.filter { !matched[$0] }.map { urlRequest(at: $0) } }
+        withLock { matched.indices.filter { !matched[$0] }.map { loadedRequests[$0].urlRequest } }
     }
 
     /// The tape as it would be saved now: the loaded scenes with what was recorded inserted at the playhead.
@@ -184,14 +181,15 @@ public final class Cassette: @unchecked Sendable {
     func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
         let decision: Decision = withLock {
             if recordMode == .all { return .record }
-            if startReplay(of: request, to: receiver) { return .replaying }
+            let parts = RequestParts(request)
+            if startReplay(of: parts, to: receiver) { return .replaying }
             if !isWriteProtected { return .record }
             return .refuse(VCRError(.noMatch, Mismatch.message(
-                request: request,
+                request: parts,
                 cassettePath: url.path,
                 recordMode: recordMode,
                 matchers: configuration.matchers,
-                requests: (0..<loadedRequests.count).map { urlRequest(at: $0) },
+                requests: loadedRequests.map(RequestParts.init),
                 isPlayed: { matched[$0] }
             ), cassettePath: url.path))
         }
@@ -202,16 +200,16 @@ public final class Cassette: @unchecked Sendable {
     /// Replays `request` if it matches an unplayed recording; never records or refuses. Used to follow
     /// redirect hops that a tape holds as separate requests.
     func replayIfMatched(_ request: URLRequest, to receiver: any SceneReceiver) -> Bool {
-        let started = withLock { recordMode != .all && startReplay(of: request, to: receiver) }
+        let started = withLock { recordMode != .all && startReplay(of: RequestParts(request), to: receiver) }
         deliveries.drain()
         return started
     }
 
     /// Call with the lock held.
-    private func startReplay(of request: URLRequest, to receiver: any SceneReceiver) -> Bool {
+    private func startReplay(of request: RequestParts, to receiver: any SceneReceiver) -> Bool {
         let position = index.firstMatch(
             for: request,
-            recordedRequest: { urlRequest(at: $0) },
+            recordedRequest: { RequestParts(loadedRequests[$0]) },
             isPlayed: { matched[$0] }
         )
         guard let position else { return false }
@@ -244,13 +242,6 @@ public final class Cassette: @unchecked Sendable {
             scheduleWakeIfNeeded()
         }
         deliveries.drain()
-    }
-
-    private func urlRequest(at position: Int) -> URLRequest {
-        if let cached = requestCache[position] { return cached }
-        let request = loadedRequests[position].urlRequest
-        requestCache[position] = request
-        return request
     }
 
     // MARK: Recording

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request as the matchers see it: its URL parsed once, however many matchers read it, and built straight
+/// from the tape for recorded requests (no `URLRequest` needed to index a cassette).
+struct RequestParts {
+    let method: String
+    let url: String
+    let scheme: String
+    let host: String
+    /// The URL's port, or the scheme's default.
+    let port: String
+    /// The percent-encoded path; `/` when empty.
+    let path: String
+    /// The percent-encoded query, as written.
+    let query: String
+    private let source: Source
+
+    private enum Source {
+        case live(URLRequest)
+        case recorded(RecordedRequest)
+    }
+
+    init(_ request: URLRequest) {
+        let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+        self.init(method: request.httpMethod ?? "GET", url: request.url?.absoluteString ?? "", components: components,
+                  source: .live(request))
+    }
+
+    init(_ recorded: RecordedRequest) {
+        self.init(method: recorded.method, url: recorded.url, components: URLComponents(string: recorded.url),
+                  source: .recorded(recorded))
+    }
+
+    private init(method: String, url: String, components: URLComponents?, source: Source) {
+        self.method = method.uppercased()
+        self.url = url
+        let scheme = components?.scheme?.lowercased() ?? ""
+        self.scheme = scheme
+        self.host = components?.host?.lowercased() ?? ""
+        if let port = components?.port {
+            self.port = String(port)
+        } else {
+            self.port = scheme == "https" ? "443" : scheme == "http" ? "80" : ""
+        }
+        let path = components?.percentEncodedPath ?? ""
+        self.path = path.isEmpty ? "/" : path
+        self.query = components?.percentEncodedQuery ?? ""
+        self.source = source
+    }
+
+    var headers: [String: String] {
+        switch source {
+        case let .live(request): request.allHTTPHeaderFields ?? [:]
+        case let .recorded(recorded): recorded.headers.dictionary
+        }
+    }
+
+    var body: Data? {
+        switch source {
+        case let .live(request): request.httpBody
+        case let .recorded(recorded): recorded.body
+        }
+    }
+
+    func header(_ name: String) -> String? {
+        switch source {
+        case let .live(request): request.value(forHTTPHeaderField: name)
+        case let .recorded(recorded): recorded.headers[field: name]
+        }
+    }
+
+    /// For matchers written against `URLRequest` (registered ones).
+    var urlRequest: URLRequest {
+        switch source {
+        case let .live(request): request
+        case let .recorded(recorded): recorded.urlRequest
+        }
+    }
+}
