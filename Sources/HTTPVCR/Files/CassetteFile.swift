@@ -55,6 +55,13 @@ public enum CassetteFile {
         guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
         let isPropertyList = data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
             || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8))
+        if !isPropertyList && HTTPVCRFormat.looksLikeJSONDocument(data) {
+            do {
+                return (try HTTPVCRFormat.tape(decoding: data, isPropertyList: false), .json)
+            } catch {
+                throw VCRError.malformed(path, error.reason)
+            }
+        }
         let object: Any
         do {
             if isPropertyList {
