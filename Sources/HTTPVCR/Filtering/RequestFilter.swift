@@ -86,7 +86,8 @@ enum RequestFilter {
         case nil:
             break
         }
-        for name in configuration.secureHeaders where request.value(forHTTPHeaderField: name) != nil {
+        guard !configuration.secureHeaders.isEmpty, let headers = request.allHTTPHeaderFields, !headers.isEmpty else { return }
+        for name in headers.keys where configuration.secureHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
             request.setValue(VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: name)
         }
     }

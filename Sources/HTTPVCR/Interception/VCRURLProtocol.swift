@@ -46,15 +46,15 @@ final class VCRURLProtocol: URLProtocol {
         #endif
         var live = request
         switch RequestBody.read(request: request, task: task) {
-        case let .success(body): live.httpBody = body
+        case let .success(body?) where live.httpBody == nil: live.httpBody = body
+        case .success: break
         case let .failure(error): return channel.fail(error)
         }
         guard let cassette = VCR.cassette else {
             // Ejected between canInit and now: behave as if HTTPVCR were not there.
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        let configuration = cassette.configuration
-        guard let filtered = RequestFilter.filter(live, with: configuration) else {
+        guard let filtered = RequestFilter.filter(live, with: cassette.configuration) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
         switch cassette.play(filtered, to: channel) {
@@ -162,7 +162,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             return  // a hop's body is not what the client ends with
         }
         #if canImport(FoundationNetworking)
-        bufferedBody.append(data)
+        if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
         lock.unlock()
         #else
         lock.unlock()

@@ -24,30 +24,29 @@ struct RequestParts {
     }
 
     init(_ request: URLRequest) {
-        let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
-        self.init(method: request.httpMethod ?? "GET", url: request.url?.absoluteString ?? "", components: components,
-                  source: .live(request))
+        self.init(method: request.httpMethod ?? "GET", url: request.url, source: .live(request))
     }
 
     init(_ recorded: RecordedRequest) {
-        self.init(method: recorded.method, url: recorded.url, components: URLComponents(string: recorded.url),
-                  source: .recorded(recorded))
+        self.init(method: recorded.method, url: URL(string: recorded.url), source: .recorded(recorded))
     }
 
-    private init(method: String, url: String, components: URLComponents?, source: Source) {
+    /// Reads the parts off the already parsed URL: a second parse with URLComponents cost more than all the
+    /// rest of matching.
+    private init(method: String, url: URL?, source: Source) {
         self.method = method.uppercased()
-        self.url = url
-        let scheme = components?.scheme?.lowercased() ?? ""
+        self.url = url?.absoluteString ?? ""
+        let scheme = url?.scheme?.lowercased() ?? ""
         self.scheme = scheme
-        self.host = components?.host?.lowercased() ?? ""
-        if let port = components?.port {
+        self.host = url?.host?.lowercased() ?? ""
+        if let port = url?.port {
             self.port = String(port)
         } else {
             self.port = scheme == "https" ? "443" : scheme == "http" ? "80" : ""
         }
-        let path = components?.percentEncodedPath ?? ""
+        let path = url?.path(percentEncoded: true) ?? ""
         self.path = path.isEmpty ? "/" : path
-        self.query = components?.percentEncodedQuery ?? ""
+        self.query = url?.query(percentEncoded: true) ?? ""
         self.source = source
     }
 
