@@ -178,7 +178,10 @@ extension HTTPVCRFormat {
             return "\(path(context, key)): missing"
         case let .dataCorrupted(context):
             let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return "\(path(context)): \(underlying ?? context.debugDescription)"
+            let detail = underlying ?? context.debugDescription
+            // Same words as for files that JSONSerialization cannot parse.
+            if context.codingPath.isEmpty { return "not valid JSON (truncated or corrupt?): \(detail)" }
+            return "\(path(context)): \(detail)"
         @unknown default:
             return "\(error)"
         }

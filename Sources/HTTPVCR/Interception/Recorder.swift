@@ -43,7 +43,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             lock.lock()
             recordings[task.taskIdentifier] = recording
             lock.unlock()
-            recording.channel.whenStopped { [weak task] in task?.cancel() }
+            // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
+            recording.channel.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
             task.resume()
         }
     }

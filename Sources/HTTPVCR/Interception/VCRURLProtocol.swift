@@ -34,6 +34,7 @@ final class VCRURLProtocol: URLProtocol {
 
     override func startLoading() {
         let channel = self.channel
+        defer { channel.clientQueue.leftStartLoading() }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return channel.fail(VCRError(
@@ -87,6 +88,8 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     private var bufferedBody = Data()
     private var heldRedirect: HTTPURLResponse?
     private var redirectsFollowed = 0
+    /// Created in `startLoading`, on the queue client callbacks must use.
+    let clientQueue = ClientQueue()
     /// Called when the client is gone, to stop a recording in flight.
     private var onStop: (@Sendable () -> Void)?
 
@@ -151,8 +154,9 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             lock.unlock()
             return
         }
-        guard let (instance, client) = endpoint else { return }
-        client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
+        toClient { instance, client in
+            client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
+        }
     }
 
     func deliver(data: Data) {
@@ -166,8 +170,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         lock.unlock()
         #else
         lock.unlock()
-        guard let (instance, client) = endpoint else { return }
-        client.urlProtocol(instance, didLoad: data)
+        toClient { instance, client in client.urlProtocol(instance, didLoad: data) }
         #endif
     }
 
@@ -179,13 +182,13 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         bufferedBody = Data()
         lock.unlock()
         if let redirect, follow(redirect) { return }
-        guard let (instance, client) = endpoint else { return }
-        if let redirect {
-            client.urlProtocol(instance, didReceive: redirect, cacheStoragePolicy: .notAllowed)
+        toClient(ending: true) { instance, client in
+            if let redirect {
+                client.urlProtocol(instance, didReceive: redirect, cacheStoragePolicy: .notAllowed)
+            }
+            if !body.isEmpty { client.urlProtocol(instance, didLoad: body) }
+            client.urlProtocolDidFinishLoading(instance)
         }
-        if !body.isEmpty { client.urlProtocol(instance, didLoad: body) }
-        client.urlProtocolDidFinishLoading(instance)
-        release()
     }
 
     func fail(_ error: any Error) {
@@ -194,16 +197,23 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         bufferedBody = Data()
         heldRedirect = nil
         lock.unlock()
-        guard let (instance, client) = endpoint else { return }
-        if !body.isEmpty { client.urlProtocol(instance, didLoad: body) }
-        client.urlProtocol(instance, didFailWithError: error)
-        release()
+        toClient(ending: true) { instance, client in
+            if !body.isEmpty { client.urlProtocol(instance, didLoad: body) }
+            client.urlProtocol(instance, didFailWithError: error)
+        }
     }
 
-    private func release() {
-        lock.lock()
-        protocolInstance = nil
-        lock.unlock()
+    /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
+    private func toClient(ending: Bool = false, _ body: @escaping (VCRURLProtocol, any URLProtocolClient) -> Void) {
+        clientQueue.perform { [self] in
+            guard let (instance, client) = endpoint else { return }
+            body(instance, client)
+            if ending {
+                lock.lock()
+                protocolInstance = nil
+                lock.unlock()
+            }
+        }
     }
 
     // MARK: Redirects recorded as separate requests
