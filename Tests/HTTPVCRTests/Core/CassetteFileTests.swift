@@ -89,7 +89,7 @@ import Testing
         ("empty", "", "the file is empty"),
         ("binary junk", "\u{0}\u{1}\u{2}garbage", "not valid JSON"),
     ])
-    func malformedCassettesNameTheFileAndTheProblem(name: String, content: String, expected: String) throws {
+    func malformedCassettesNameTheFileAndTheProblem(name: String, content: String, expected: String) async throws {
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("\(name).json")
         try Data(content.utf8).write(to: file)
@@ -101,10 +101,12 @@ import Testing
             #expect(error.message.contains(file.path), "\(error.message)")
             #expect(error.message.contains(expected), "\(error.message)")
         }
-        #expect(throws: VCRError.self) {
-            try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettePath = file.path }
+        await VCRCassetteLock.shared.withLock {
+            #expect(throws: VCRError.self) {
+                try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettePath = file.path }
+            }
+            #expect(VCR.cassette == nil)
         }
-        #expect(VCR.cassette == nil)
     }
 
     @Test func aChapterWithoutItsRequestIsRefusedOnInsert() throws {

@@ -107,8 +107,10 @@ extension VCRTests {
             #expect(data.json?["url"] as? String == "http://127.0.0.1:18765/get")
         }
 
-        @Test func foreignCassettesCannotBeRecordedInto() throws {
+        @Test func foreignCassettesCannotBeRecordedInto() async throws {
             let fixture = packageRoot.appendingPathComponent("../shared/fixtures/vcrpy/httpbin-basics.json").standardizedFileURL
+            await VCRCassetteLock.shared.lock()
+            defer { VCRCassetteLock.shared.unlock() }
             do {
                 try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettePath = fixture.path; $0.recordMode = .new }
                 Issue.record("a VCR.py cassette was inserted for recording")

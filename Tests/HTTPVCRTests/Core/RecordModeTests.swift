@@ -11,118 +11,130 @@ extension VCRTests {
         let session = vcrSession()
 
         @Test func onceRecordsANewCassetteThenOnlyReplays() async throws {
-            let folder = try TemporaryFolder()
-            let url = try HTTPBin.url("/uuid")
-            let recorded = try await withCassette("once", in: folder.path) { cassette in
-                #expect(cassette.isNew && !cassette.isWriteProtected)
-                return try await session.data(from: url).0
-            }
-            let before = try HTTPBin.requestCount()
-            let replayed = try await withCassette("once", in: folder.path) { cassette in
-                #expect(!cassette.isNew && cassette.isWriteProtected)
-                let data = try await session.data(from: url).0
-                let error = await #expect(throws: (any Error).self) {
-                    try await session.data(from: try HTTPBin.url("/get?unrecorded=1"))
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let url = try HTTPBin.url("/uuid")
+                let recorded = try await withCassette("once", in: folder.path) { cassette in
+                    #expect(cassette.isNew && !cassette.isWriteProtected)
+                    return try await session.data(from: url).0
                 }
-                #expect((error as? VCRError)?.code == .noMatch, "got \(String(describing: error))")
-                #expect(error.map { ($0 as NSError).domain } == VCRError.errorDomain)
-                let failures = VCR.takeFailures()
-                #expect(failures.count == 1)
-                #expect(failures.first?.message.contains("GET \(try HTTPBin.url("/get?unrecorded=1"))") == true)
-                #expect(failures.first?.message.contains(folder.url.appendingPathComponent("once.json").path) == true)
-                #expect(failures.first?.message.contains("closest recorded request: #1 GET") == true)
-                #expect(failures.first?.message.contains("path: − \"/uuid\"  + \"/get\"") == true)
-                return data
+                let before = try HTTPBin.requestCount()
+                let replayed = try await withCassette("once", in: folder.path) { cassette in
+                    #expect(!cassette.isNew && cassette.isWriteProtected)
+                    let data = try await session.data(from: url).0
+                    let error = await #expect(throws: (any Error).self) {
+                        try await session.data(from: try HTTPBin.url("/get?unrecorded=1"))
+                    }
+                    #expect((error as? VCRError)?.code == .noMatch, "got \(String(describing: error))")
+                    #expect(error.map { ($0 as NSError).domain } == VCRError.errorDomain)
+                    let failures = VCR.takeFailures()
+                    #expect(failures.count == 1)
+                    #expect(failures.first?.message.contains("GET \(try HTTPBin.url("/get?unrecorded=1"))") == true)
+                    #expect(failures.first?.message.contains(folder.url.appendingPathComponent("once.json").path) == true)
+                    #expect(failures.first?.message.contains("closest recorded request: #1 GET") == true)
+                    #expect(failures.first?.message.contains("path: − \"/uuid\"  + \"/get\"") == true)
+                    return data
+                }
+                #expect(recorded == replayed)
+                #expect(try HTTPBin.requests(since: before).isEmpty, "a write-protected cassette sent a request")
             }
-            #expect(recorded == replayed)
-            #expect(try HTTPBin.requests(since: before).isEmpty, "a write-protected cassette sent a request")
         }
 
         @Test func newReplaysWhatMatchesAndRecordsTheRest() async throws {
-            let folder = try TemporaryFolder()
-            let first = try HTTPBin.url("/get?n=1")
-            let second = try HTTPBin.url("/get?n=2")
-            let original = try await withCassette("new", in: folder.path) { _ in try await session.data(from: first).0 }
-            let before = try HTTPBin.requestCount()
-            try await withCassette("new", in: folder.path, { $0.recordMode = .new }) { cassette in
-                #expect(!cassette.isWriteProtected)
-                #expect(try await session.data(from: first).0 == original)
-                _ = try await session.data(from: second)
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let first = try HTTPBin.url("/get?n=1")
+                let second = try HTTPBin.url("/get?n=2")
+                let original = try await withCassette("new", in: folder.path) { _ in try await session.data(from: first).0 }
+                let before = try HTTPBin.requestCount()
+                try await withCassette("new", in: folder.path, { $0.recordMode = .new }) { cassette in
+                    #expect(!cassette.isWriteProtected)
+                    #expect(try await session.data(from: first).0 == original)
+                    _ = try await session.data(from: second)
+                }
+                #expect(try HTTPBin.requests(since: before) == ["GET /get?n=2"])
+                let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("new.json"))
+                #expect(tape.interactions.map(\.request.url) == [first.absoluteString, second.absoluteString])
             }
-            #expect(try HTTPBin.requests(since: before) == ["GET /get?n=2"])
-            let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("new.json"))
-            #expect(tape.interactions.map(\.request.url) == [first.absoluteString, second.absoluteString])
         }
 
         @Test func noneNeverWritesAndNeverSends() async throws {
-            let folder = try TemporaryFolder()
-            #expect(throws: VCRError.self) {
-                try VCR.insertCassette { $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                #expect(throws: VCRError.self) {
+                    try VCR.insertCassette { $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
+                }
+                do {
+                    try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
+                    Issue.record("inserting a missing cassette in .none mode did not throw")
+                } catch {
+                    #expect((error as? VCRError)?.code == .cassetteNotFound)
+                    #expect((error as? VCRError)?.message.contains("missing.json") == true)
+                }
+                let url = try HTTPBin.url("/get?none=1")
+                _ = try await withCassette("none", in: folder.path) { _ in try await session.data(from: url) }
+                let file = folder.url.appendingPathComponent("none.json")
+                let bytes = try Data(contentsOf: file)
+                let before = try HTTPBin.requestCount()
+                try await withCassette("none", in: folder.path, { $0.recordMode = .none }) { cassette in
+                    #expect(cassette.isWriteProtected)
+                    _ = try await session.data(from: url)
+                    await #expect(throws: (any Error).self) { try await session.data(from: try HTTPBin.url("/get?none=2")) }
+                    _ = VCR.takeFailures()
+                }
+                #expect(try HTTPBin.requests(since: before).isEmpty)
+                #expect(try Data(contentsOf: file) == bytes)
             }
-            do {
-                try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
-                Issue.record("inserting a missing cassette in .none mode did not throw")
-            } catch {
-                #expect(error.code == .cassetteNotFound)
-                #expect(error.message.contains("missing.json"))
-            }
-            let url = try HTTPBin.url("/get?none=1")
-            _ = try await withCassette("none", in: folder.path) { _ in try await session.data(from: url) }
-            let file = folder.url.appendingPathComponent("none.json")
-            let bytes = try Data(contentsOf: file)
-            let before = try HTTPBin.requestCount()
-            try await withCassette("none", in: folder.path, { $0.recordMode = .none }) { cassette in
-                #expect(cassette.isWriteProtected)
-                _ = try await session.data(from: url)
-                await #expect(throws: (any Error).self) { try await session.data(from: try HTTPBin.url("/get?none=2")) }
-                _ = VCR.takeFailures()
-            }
-            #expect(try HTTPBin.requests(since: before).isEmpty)
-            #expect(try Data(contentsOf: file) == bytes)
         }
 
         @Test func allErasesAndRecordsEverythingAgain() async throws {
-            let folder = try TemporaryFolder()
-            let url = try HTTPBin.url("/uuid")
-            let first = try await withCassette("all", in: folder.path) { _ in try await session.data(from: url).0 }
-            let before = try HTTPBin.requestCount()
-            let second = try await withCassette("all", in: folder.path, { $0.recordMode = .all }) { cassette in
-                #expect(cassette.requests.isEmpty, "inserting in .all mode erases the tape")
-                return try await session.data(from: url).0
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let url = try HTTPBin.url("/uuid")
+                let first = try await withCassette("all", in: folder.path) { _ in try await session.data(from: url).0 }
+                let before = try HTTPBin.requestCount()
+                let second = try await withCassette("all", in: folder.path, { $0.recordMode = .all }) { cassette in
+                    #expect(cassette.requests.isEmpty, "inserting in .all mode erases the tape")
+                    return try await session.data(from: url).0
+                }
+                #expect(first != second, "a /uuid replayed in .all mode")
+                #expect(try HTTPBin.requests(since: before) == ["GET /uuid"])
+                let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("all.json"))
+                #expect(tape.interactions.count == 1)
+                #expect(tape.interactions.first?.body == second)
             }
-            #expect(first != second, "a /uuid replayed in .all mode")
-            #expect(try HTTPBin.requests(since: before) == ["GET /uuid"])
-            let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("all.json"))
-            #expect(tape.interactions.count == 1)
-            #expect(tape.interactions.first?.body == second)
         }
 
         @Test func environmentVariableOverridesTheConfiguredMode() async throws {
-            let folder = try TemporaryFolder()
-            let url = try HTTPBin.url("/uuid")
-            let first = try await withCassette("env", in: folder.path) { _ in try await session.data(from: url).0 }
-            setenv(RecordMode.environmentVariable, "all", 1)
-            defer { unsetenv(RecordMode.environmentVariable) }
-            let second = try await withCassette("env", in: folder.path, { $0.recordMode = .none }) { cassette in
-                #expect(cassette.recordMode == .all)
-                return try await session.data(from: url).0
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let url = try HTTPBin.url("/uuid")
+                let first = try await withCassette("env", in: folder.path) { _ in try await session.data(from: url).0 }
+                setenv(RecordMode.environmentVariable, "all", 1)
+                defer { unsetenv(RecordMode.environmentVariable) }
+                let second = try await withCassette("env", in: folder.path, { $0.recordMode = .none }) { cassette in
+                    #expect(cassette.recordMode == .all)
+                    return try await session.data(from: url).0
+                }
+                #expect(first != second)
             }
-            #expect(first != second)
         }
 
         @Test func identicalRequestsReplayInRecordedOrder() async throws {
-            let folder = try TemporaryFolder()
-            let url = try HTTPBin.url("/uuid")
-            let recorded = try await withCassette("uuid", in: folder.path) { _ in
-                [try await session.data(from: url).0, try await session.data(from: url).0]
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let url = try HTTPBin.url("/uuid")
+                let recorded = try await withCassette("uuid", in: folder.path) { _ in
+                    [try await session.data(from: url).0, try await session.data(from: url).0]
+                }
+                #expect(recorded[0] != recorded[1])
+                let replayed = try await withCassette("uuid", in: folder.path) { cassette in
+                    let result = [try await session.data(from: url).0, try await session.data(from: url).0]
+                    #expect(cassette.allPlayed && cassette.playCount == 2)
+                    return result
+                }
+                #expect(replayed == recorded)
             }
-            #expect(recorded[0] != recorded[1])
-            let replayed = try await withCassette("uuid", in: folder.path) { cassette in
-                let result = [try await session.data(from: url).0, try await session.data(from: url).0]
-                #expect(cassette.allPlayed && cassette.playCount == 2)
-                return result
-            }
-            #expect(replayed == recorded)
         }
     }
 }

@@ -47,12 +47,17 @@ enum HTTPBin {
         try logLines().count
     }
 
-    /// The requests logged after the first `count`, as "METHOD TARGET", e.g. "GET /get?a=1".
+    /// The requests this test process made after the first `count` logged, as "METHOD TARGET", e.g.
+    /// "GET /get?a=1".
+    ///
+    /// Lines are `METHOD TARGET PROTOCOL STATUS "USER-AGENT"` (the format scripts/test sets). URLSession on Linux
+    /// sends the process name as its user agent, so requests from other processes (the fixture package that
+    /// HTTPVCRTestingTests runs with `swift test`) are left out.
     static func requests(since count: Int) throws -> [String] {
-        try logLines().dropFirst(max(count, 0)).map { line in
-            // Lines are "METHOD TARGET PROTOCOL STATUS" (the format scripts/test sets).
-            line.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ")
-        }
+        let process = "\"" + ProcessInfo.processInfo.processName + " "
+        return try logLines().dropFirst(max(count, 0))
+            .filter { !$0.contains("\"") || $0.contains(process) }
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ") }
     }
 
     /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns

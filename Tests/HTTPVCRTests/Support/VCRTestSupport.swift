@@ -24,10 +24,37 @@ struct TemporaryFolder: ~Copyable {
 }
 
 /// Runs `body` with a cassette inserted (shared defaults reset, `cassettesPath` set), and always ejects it.
+///
+/// Holds ``VCRCassetteLock/shared`` throughout, as the testing integrations do, so that these tests never see
+/// the cassettes of HTTPVCRTesting's tests running in parallel in the same process.
 func withCassette<T>(
     _ name: String,
     in folder: String,
     _ configure: (inout VCRConfiguration) -> Void = { _ in },
+    _ body: (Cassette) async throws -> T
+) async throws -> T {
+    if CassetteLockScope.isHeld { return try await withCassetteHeld(name, in: folder, configure, body) }
+    return try await VCRCassetteLock.shared.withLock {
+        try await withCassetteHeld(name, in: folder, configure, body)
+    }
+}
+
+/// Holds the cassette lock across several cassettes, so that what the server saw between them is this test's
+/// doing alone (the testing integrations' tests record in parallel in this same process).
+func holdingCassettes<T>(_ body: () async throws -> T) async throws -> T {
+    try await VCRCassetteLock.shared.withLock {
+        try await CassetteLockScope.$isHeld.withValue(true) { try await body() }
+    }
+}
+
+enum CassetteLockScope {
+    @TaskLocal static var isHeld = false
+}
+
+private func withCassetteHeld<T>(
+    _ name: String,
+    in folder: String,
+    _ configure: (inout VCRConfiguration) -> Void,
     _ body: (Cassette) async throws -> T
 ) async throws -> T {
     _ = VCR.takeFailures()
