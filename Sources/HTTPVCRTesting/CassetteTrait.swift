@@ -1,0 +1,197 @@
+import Foundation
+import HTTPVCR
+import Testing
+
+/// The `.cassette` trait: gives every test it applies to its own cassette, inserted for the test's whole scope and
+/// ejected after it. Use the factories on `Trait` rather than this type.
+///
+/// ```swift
+/// @Suite(.cassette) struct SearchTests {                  // every test in the suite gets its own cassette
+///     @Test func search() async throws { … }              // Cassettes.bundle/SearchTests/search.json
+///     @Test(.cassette(recordMode: .none)) func offline() async throws { … }
+///     @Test(.cassette("shared-login")) func login() async throws { … }
+///     @Test(.cassette { $0.playbackMode = .momentary }) func burst() async throws { … }
+/// }
+/// ```
+///
+/// On a suite it applies to every test in it, nested suites included. When a suite and a test both carry it, the
+/// test gets one cassette, with the suite's settings overridden by the test's (closures run suite first).
+public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
+    /// Tells this trait apart from the test's other `.cassette` traits when merging them.
+    let id = UUID()
+    /// The cassette's name, instead of the test's.
+    var name: String?
+    /// The folder of the suite's cassettes, instead of `<package root>/Cassettes.bundle/<Suite>`.
+    var cassettesPath: String?
+    var recordMode: RecordMode?
+    var matchers: [Matcher]?
+    var failsOnUnplayedInteractions: Bool?
+    var configure: (@Sendable (inout VCRConfiguration) -> Void)?
+
+    /// On a suite, the trait applies to every test in it, nested suites included.
+    public var isRecursive: Bool { true }
+
+    /// Registers HTTPVCR's URL protocol before any test runs, so that `URLSession.shared` picks it up.
+    public func prepare(for test: Test) async throws {
+        _ = VCR.configuration
+    }
+
+    /// A scope for each test case; none for suites (their tests get one each).
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        test.isSuite || testCase == nil ? nil : self
+    }
+
+    /// Inserts the test case's cassette, runs it, ejects the cassette and reports what went wrong, holding
+    /// ``VCRCassetteLock/shared`` all along. For a suite, or when the test's outer `.cassette` trait already did it,
+    /// just runs `function`.
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard let testCase, !test.isSuite else { return try await function() }
+        let owner = String(describing: test.id)
+        // A second `.cassette` on the same test (suite and test both carry one): the outer scope has already
+        // merged every cassette trait of the test.
+        if VCRActiveCassette.current?.owner == owner { return try await function() }
+        let scope = scope(for: test, testCase: testCase)
+        try await ScopeRunner.run(scope, owner: owner) { try await function() }
+    }
+
+    /// The scope for one test case: every `.cassette` trait of the test merged, later (the test's own) winning.
+    /// This trait is among them (last) even when it was not applied to the test but called directly.
+    func scope(for test: Test, testCase: Test.Case?) -> VCRCassetteScope {
+        var traits = test.traits.compactMap { $0 as? _CassetteTrait }
+        if !traits.contains(where: { $0.id == id }) { traits.append(self) }
+        var merged = _CassetteTrait()
+        var closures: [@Sendable (inout VCRConfiguration) -> Void] = []
+        for trait in traits {
+            if let name = trait.name { merged.name = name }
+            if let path = trait.cassettesPath { merged.cassettesPath = path }
+            if let mode = trait.recordMode { merged.recordMode = mode }
+            if let matchers = trait.matchers { merged.matchers = matchers }
+            if let strict = trait.failsOnUnplayedInteractions { merged.failsOnUnplayedInteractions = strict }
+            if let configure = trait.configure { closures.append(configure) }
+        }
+        let names = TestNames(test: test, testCase: testCase)
+        let root = CassetteNaming.packageRoot(ofSourceFile: test.sourceLocation.filePath)
+        let cassettesPath = merged.cassettesPath.map { CassetteNaming.resolve($0, against: root) }
+            ?? CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: names.suiteName)
+        let recordMode = merged.recordMode
+        let matchers = merged.matchers
+        return VCRCassetteScope(
+            suiteName: names.suiteName,
+            testName: names.testName,
+            cassettesPath: cassettesPath,
+            cassetteName: merged.name.map(CassetteNaming.sanitizePath) ?? CassetteNaming.sanitize(names.testName),
+            testFilter: names.filter,
+            failsOnUnplayedInteractions: merged.failsOnUnplayedInteractions ?? false,
+            sourceLocation: VCRSourceLocation(test.sourceLocation),
+            configure: { [closures] configuration in
+                if let recordMode { configuration.recordMode = recordMode }
+                if let matchers { configuration.matchers = matchers }
+                for configure in closures { configure(&configuration) }
+            }
+        )
+    }
+}
+
+// `recordMode` is never an optional parameter: `.cassette(recordMode: .none)` would mean `Optional.none` (no mode)
+// rather than `RecordMode.none`. So the factories come in pairs, with and without it.
+extension Trait where Self == _CassetteTrait {
+    /// A cassette for each test, named after it: `Cassettes.bundle/<Suite>/<test>.json` in the test's package.
+    public static var cassette: Self { _CassetteTrait() }
+
+    /// A cassette for each test, with some settings changed.
+    ///
+    /// - Parameters:
+    ///   - name: The cassette's name instead of the test's (`"shared-login"`, or `"Login/alice"` for a
+    ///     subfolder), in the suite's folder. Tests that name the same cassette share it.
+    ///   - recordMode: The record mode. `VCR_RECORD_MODE` still overrides it.
+    ///   - matchers: What must be equal for a request to replay a recorded one.
+    ///   - cassettesPath: The folder of the suite's cassettes instead of `<package root>/Cassettes.bundle/<Suite>`;
+    ///     relative paths are resolved against the package root.
+    ///   - failsOnUnplayedInteractions: Fail a test whose cassette still has interactions it never replayed.
+    public static func cassette(
+        _ name: String? = nil,
+        recordMode: RecordMode,
+        matchers: [Matcher]? = nil,
+        cassettesPath: String? = nil,
+        failsOnUnplayedInteractions: Bool? = nil
+    ) -> Self {
+        _CassetteTrait(
+            name: name,
+            cassettesPath: cassettesPath,
+            recordMode: recordMode,
+            matchers: matchers,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions
+        )
+    }
+
+    /// A cassette for each test, with some settings changed (the record mode left as configured).
+    public static func cassette(
+        _ name: String? = nil,
+        matchers: [Matcher]? = nil,
+        cassettesPath: String? = nil,
+        failsOnUnplayedInteractions: Bool? = nil
+    ) -> Self {
+        _CassetteTrait(
+            name: name,
+            cassettesPath: cassettesPath,
+            matchers: matchers,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions
+        )
+    }
+
+    /// A cassette for each test, configured by `configure` (after its name and path are set).
+    ///
+    /// ```swift
+    /// @Test(.cassette { configuration in configuration.playbackMode = .momentary }) func burst() async throws { … }
+    /// @Suite(.cassette(SearchTests.configure)) struct SearchTests { … }
+    /// ```
+    public static func cassette(_ configure: @escaping @Sendable (inout VCRConfiguration) -> Void) -> Self {
+        _CassetteTrait(configure: configure)
+    }
+
+    /// A cassette for each test, with some settings changed and then `configure` applied.
+    ///
+    /// ```swift
+    /// @Test(.cassette("login", recordMode: .none) { $0.matchers = [.method, .path] })
+    /// func login() async throws { … }
+    /// ```
+    public static func cassette(
+        _ name: String? = nil,
+        recordMode: RecordMode,
+        matchers: [Matcher]? = nil,
+        cassettesPath: String? = nil,
+        failsOnUnplayedInteractions: Bool? = nil,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
+    ) -> Self {
+        _CassetteTrait(
+            name: name,
+            cassettesPath: cassettesPath,
+            recordMode: recordMode,
+            matchers: matchers,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            configure: configure
+        )
+    }
+
+    /// A cassette for each test, with some settings changed (the record mode left as configured) and then
+    /// `configure` applied.
+    public static func cassette(
+        _ name: String? = nil,
+        matchers: [Matcher]? = nil,
+        cassettesPath: String? = nil,
+        failsOnUnplayedInteractions: Bool? = nil,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
+    ) -> Self {
+        _CassetteTrait(
+            name: name,
+            cassettesPath: cassettesPath,
+            matchers: matchers,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            configure: configure
+        )
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HTTPVCR
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Opening and closing scopes: shared by the trait, ``VCRTestCase`` and ``withVCRCassette(_:isolation:_:)``.
+enum ScopeRunner {
+    /// How long to wait for a cassette that code outside the lock inserted to be ejected.
+    static let foreignCassetteTimeout: TimeInterval = 60
+
+    static func run<R>(
+        _ scope: VCRCassetteScope,
+        owner: String?,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        try checkNotNested(scope)
+        await VCRCassetteLock.shared.lock()
+        defer { VCRCassetteLock.shared.unlock() }
+
+        let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
+        var cassette: Cassette?
+        while cassette == nil {
+            switch insert(scope, extraConfigure: { _ in }, giveUpAt: deadline) {
+            case let .success(inserted): cassette = inserted
+            case .failure(.retry): try? await Task.sleep(nanoseconds: 5_000_000)
+            case let .failure(.failed(error)): throw error
+            }
+        }
+        let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
+        let result: Result<R, any Error>
+        do {
+            result = .success(try await VCRActiveCassette.$current.withValue(active) { try await body() })
+        } catch {
+            result = .failure(error)
+        }
+        finish(active) { message in reportVCRFailure(message, at: scope.sourceLocation) }
+        return try result.get()
+    }
+
+    static func runBlocking<R>(
+        _ scope: VCRCassetteScope,
+        owner: String?,
+        prepare: () -> Void = {},
+        restore: () -> Void = {},
+        failsOnUnplayedInteractions: (() -> Bool)? = nil,
+        extraConfigure: (inout VCRConfiguration) -> Void,
+        report: (String) -> Void,
+        _ body: () throws -> R
+    ) throws -> R {
+        try checkNotNested(scope)
+        VCRCassetteLock.shared.lockBlocking()
+        defer { VCRCassetteLock.shared.unlock() }
+        prepare()
+        defer { restore() }
+
+        let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
+        var cassette: Cassette?
+        while cassette == nil {
+            switch insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline) {
+            case let .success(inserted): cassette = inserted
+            case .failure(.retry): Thread.sleep(forTimeInterval: 0.005)
+            case let .failure(.failed(error)): throw error
+            }
+        }
+        let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
+        let result: Result<R, any Error>
+        do {
+            result = .success(try VCRActiveCassette.$current.withValue(active) { try body() })
+        } catch {
+            result = .failure(error)
+        }
+        finish(active, failsOnUnplayedInteractions: failsOnUnplayedInteractions?(), report: report)
+        return try result.get()
+    }
+
+    static func checkNotNested(_ scope: VCRCassetteScope) throws {
+        if let active = VCRActiveCassette.current {
+            throw VCRTestingError(
+                "Cannot insert \(scope.cassettePath): this test already has \(active.cassette.url.path) inserted. "
+                    + "One cassette per test scope: remove the extra .cassette trait or withVCRCassette call."
+            )
+        }
+    }
+
+    enum InsertFailure: Error {
+        /// A cassette that code outside the lock inserted is still in; try again shortly.
+        case retry
+        case failed(VCRTestingError)
+    }
+
+    /// Inserts the scope's cassette (the lock is held).
+    static func insert(
+        _ scope: VCRCassetteScope,
+        extraConfigure: (inout VCRConfiguration) -> Void,
+        giveUpAt deadline: Date
+    ) -> Result<Cassette, InsertFailure> {
+        if let foreign = VCR.cassette {
+            guard Date() >= deadline else { return .failure(.retry) }
+            return .failure(.failed(VCRTestingError(
+                "Cannot insert \(scope.cassettePath): \(foreign.url.path) has been inserted for "
+                    + "\(Int(foreignCassetteTimeout)) s by code that does not hold VCRCassetteLock.shared. Eject it, "
+                    + "or insert cassettes by hand inside VCRCassetteLock.shared.withLock { … }."
+            )))
+        }
+        do {
+            let cassette = try VCR.insertCassette { configuration in
+                configuration.cassettesPath = scope.cassettesPath
+                configuration.cassettePath = scope.cassetteName
+                scope.configure(&configuration)
+                extraConfigure(&configuration)
+            }
+            return .success(cassette)
+        } catch {
+            if error.code == .cassetteState, VCR.cassette != nil, Date() < deadline {
+                return .failure(.retry)  // inserted by someone else in between
+            }
+            return .failure(.failed(VCRTestingError(insertionMessage(error, scope: scope), underlying: error)))
+        }
+    }
+
+    static func insertionMessage(_ error: VCRError, scope: VCRCassetteScope) -> String {
+        var lines = [error.message]
+        lines.append("  test: \(scope.suiteName)/\(scope.testName)")
+        if let command = scope.rerecordCommand {
+            switch error.code {
+            case .cassetteNotFound:
+                lines.append("  To record this test's cassette: \(command)")
+            case .malformedCassette:
+                let path = error.cassettePath ?? scope.cassettePath
+                lines.append("  To record it again: delete \(path), then run \(command)")
+            default:
+                break
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Ejects the cassette and reports what went wrong while it was in.
+    static func finish(
+        _ active: VCRActiveCassette,
+        failsOnUnplayedInteractions: Bool? = nil,
+        report: (String) -> Void
+    ) {
+        let cassette = active.cassette
+        let scope = active.scope
+        let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
+        let unplayed = strict ? cassette.unplayedRequests : []
+        // Failures are global: take them while this cassette is still inserted, so that none is another test's,
+        // and only when some are this cassette's (a nil path is a request HTTPVCR could not serve at all).
+        let path = cassette.url.path
+        var failures: [VCRError] = []
+        if VCR.failures.contains(where: { $0.cassettePath == nil || $0.cassettePath == path }) {
+            failures = VCR.takeFailures().filter { $0.cassettePath == nil || $0.cassettePath == path }
+        }
+        var saveError: VCRError?
+        do {
+            try VCR.ejectCassette()
+        } catch {
+            saveError = error
+        }
+        for failure in failures {
+            report(failureMessage(failure, scope: scope))
+        }
+        if let saveError {
+            report(saveError.message + "\n  test: \(scope.suiteName)/\(scope.testName) (its recordings were not saved)")
+        }
+        if !unplayed.isEmpty {
+            report(unplayedMessage(unplayed, cassette: cassette, scope: scope))
+        }
+    }
+
+    static func failureMessage(_ failure: VCRError, scope: VCRCassetteScope) -> String {
+        var message = failure.message
+        message += "\n  test: \(scope.suiteName)/\(scope.testName)"
+        if let command = scope.rerecordCommand {
+            message += "\n  To re-record this test: \(command)"
+        }
+        return message
+    }
+
+    static func unplayedMessage(_ requests: [URLRequest], cassette: Cassette, scope: VCRCassetteScope) -> String {
+        let count = requests.count
+        var lines = [
+            "\(count) recorded interaction\(count == 1 ? " was" : "s were") never replayed "
+                + "(failsOnUnplayedInteractions is on)",
+            "  cassette: \(cassette.url.path)",
+            "  test: \(scope.suiteName)/\(scope.testName)",
+        ]
+        for request in requests.prefix(20) {
+            let method = (request.httpMethod ?? "GET").uppercased()
+            lines.append("    \(method) \(request.url?.absoluteString ?? "(no URL)")")
+        }
+        if count > 20 { lines.append("    … and \(count - 20) more") }
+        if let filter = scope.testFilter {
+            lines.append("  If the test no longer makes them, record the cassette anew: "
+                + CassetteNaming.rerecordCommand(filter: filter, recordMode: "all"))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

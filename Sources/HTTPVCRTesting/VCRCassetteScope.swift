@@ -1,0 +1,219 @@
+import Foundation
+import HTTPVCR
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Everything one test's cassette scope needs: which file, how to configure it, where failures go and how to
+/// re-record it. The `.cassette` trait and ``VCRTestCase`` work one out for each test; pass your own to
+/// ``withVCRCassette(_:isolation:_:)`` to open a scope by hand.
+public struct VCRCassetteScope: Sendable {
+    /// The suite (test class or type) the test belongs to: the folder of its cassette by default.
+    public var suiteName: String
+    /// The test, as written (`testSearch`, `search`), plus the argument for parameterized tests.
+    public var testName: String
+    /// The folder of the suite's cassettes.
+    public var cassettesPath: String
+    /// The cassette file, relative to ``cassettesPath`` (or absolute). `.json` is added when it has no extension.
+    public var cassetteName: String
+    /// A `swift test --filter` pattern that selects this test (`SearchTests/search`), for the re-record
+    /// command in failure messages.
+    public var testFilter: String?
+    /// Fail the test when its cassette still has recorded interactions it never replayed.
+    public var failsOnUnplayedInteractions: Bool
+    /// Where failures are reported.
+    public var sourceLocation: VCRSourceLocation
+    /// Applied to the cassette's configuration after ``cassettesPath`` and ``cassetteName`` are set.
+    public var configure: @Sendable (inout VCRConfiguration) -> Void
+
+    public init(
+        suiteName: String,
+        testName: String,
+        cassettesPath: String,
+        cassetteName: String? = nil,
+        testFilter: String? = nil,
+        failsOnUnplayedInteractions: Bool = false,
+        sourceLocation: VCRSourceLocation,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
+    ) {
+        self.suiteName = suiteName
+        self.testName = testName
+        self.cassettesPath = cassettesPath
+        self.cassetteName = cassetteName ?? CassetteNaming.sanitize(testName)
+        self.testFilter = testFilter
+        self.failsOnUnplayedInteractions = failsOnUnplayedInteractions
+        self.sourceLocation = sourceLocation
+        self.configure = configure
+    }
+
+    /// A scope for a cassette named by hand, kept with the caller's package:
+    /// `<package root>/Cassettes.bundle/<suite>/<name>.json`, where the package root is the nearest folder above
+    /// `filePath` holding `Package.swift`, and the suite is the current Swift Testing suite or else the file's
+    /// name.
+    public init(
+        _ name: String,
+        cassettesPath: String? = nil,
+        failsOnUnplayedInteractions: Bool = false,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: Int = #line,
+        column: Int = #column,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
+    ) {
+        self.init(
+            byHand: name,
+            cassettesPath: cassettesPath,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            configure: configure
+        )
+    }
+
+    /// The same, with a record mode (which `VCR_RECORD_MODE` still overrides).
+    public init(
+        _ name: String,
+        cassettesPath: String? = nil,
+        recordMode: RecordMode,
+        failsOnUnplayedInteractions: Bool = false,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: Int = #line,
+        column: Int = #column,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
+    ) {
+        self.init(
+            byHand: name,
+            cassettesPath: cassettesPath,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            configure: { configuration in
+                configuration.recordMode = recordMode
+                configure(&configuration)
+            }
+        )
+    }
+
+    private init(
+        byHand name: String,
+        cassettesPath: String?,
+        failsOnUnplayedInteractions: Bool,
+        location: VCRSourceLocation,
+        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
+    ) {
+        let root = CassetteNaming.packageRoot(ofSourceFile: location.filePath)
+        var suite = URL(fileURLWithPath: location.filePath).deletingPathExtension().lastPathComponent
+        var test = name
+        var filter: String?
+        if let current = Test.current {
+            let names = TestNames(test: current, testCase: Test.Case.current)
+            suite = names.suiteName
+            test = names.testName
+            filter = names.filter
+        }
+        self.init(
+            suiteName: suite,
+            testName: test,
+            cassettesPath: cassettesPath.map { CassetteNaming.resolve($0, against: root) }
+                ?? CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: suite),
+            cassetteName: CassetteNaming.sanitizePath(name),
+            testFilter: filter,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            sourceLocation: location,
+            configure: configure
+        )
+    }
+
+    /// The cassette file.
+    public var cassetteURL: URL {
+        CassetteNaming.cassetteURL(folder: cassettesPath, name: cassetteName)
+    }
+
+    /// The cassette file's path.
+    public var cassettePath: String { cassetteURL.path }
+
+    /// `VCR_RECORD_MODE=new swift test --filter <testFilter>`, when the filter is known.
+    public var rerecordCommand: String? {
+        testFilter.map { CassetteNaming.rerecordCommand(filter: $0) }
+    }
+}
+
+/// The cassette of the test scope the current task runs in.
+///
+/// ```swift
+/// @Test(.cassette) func search() async throws {
+///     let cassette = try #require(VCRActiveCassette.current?.cassette)
+///     …
+///     #expect(cassette.allPlayed)
+/// }
+/// ```
+public struct VCRActiveCassette: Sendable {
+    /// What the scope was opened with.
+    public let scope: VCRCassetteScope
+    /// The inserted cassette.
+    public let cassette: Cassette
+    /// Who opened the scope (a Swift Testing test ID for the trait), so that a second `.cassette` trait on the
+    /// same test does not open another one.
+    let owner: String?
+
+    /// The cassette inserted for the current test, if it has one. Set for the whole scope of the trait and of
+    /// ``withVCRCassette(_:isolation:_:)``, and around `invokeTest()` of ``VCRTestCase``.
+    @TaskLocal public static var current: VCRActiveCassette?
+}
+
+/// Why a cassette scope could not start: its cassette could not be inserted, or the test already has one.
+public struct VCRTestingError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// The whole explanation, with the command that records the test's cassette when there is one.
+    public var message: String
+    /// The underlying HTTPVCR error, if there is one.
+    public var underlying: VCRError?
+
+    public init(_ message: String, underlying: VCRError? = nil) {
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
+    public var errorDescription: String? { message }
+}
+
+// MARK: - Scopes
+
+/// Runs `body` with the scope's cassette inserted, then ejects it and reports, as failures of the current test at
+/// the scope's source location: every request the cassette refused, a failed save, and (with
+/// ``VCRCassetteScope/failsOnUnplayedInteractions``) the interactions never replayed.
+///
+/// Scopes take turns on ``VCRCassetteLock/shared`` from inserting to reporting, so tests with cassettes never see
+/// each other's traffic even when they run in parallel.
+///
+/// ```swift
+/// @Test func search() async throws {
+///     try await withVCRCassette(VCRCassetteScope("search-by-hand", recordMode: .none)) {
+///         let (data, _) = try await URLSession.shared.data(from: url)   // replayed
+///         #expect(!data.isEmpty)
+///     }
+/// }
+/// ```
+///
+/// - Parameters:
+///   - scope: The cassette and how to report; `VCRCassetteScope("name")` keeps it with the caller's package.
+///   - body: The code whose requests go to the cassette.
+/// - Throws: ``VCRTestingError`` when the cassette cannot be inserted (missing in `.none` mode, malformed, …);
+///   `body` does not run then. Errors `body` throws are rethrown after the cassette is ejected.
+public func withVCRCassette<R>(
+    _ scope: VCRCassetteScope,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> R
+) async throws -> R {
+    try await ScopeRunner.run(scope, owner: nil, body)
+}
+
+/// The synchronous form of ``withVCRCassette(_:isolation:_:)``, for XCTest and other synchronous code. It blocks the
+/// thread while another scope holds the lock: under Swift Testing prefer the `async` form or the trait (in `async`
+/// code the `async` form is chosen even for a closure that does not `await`).
+@_disfavoredOverload
+public func withVCRCassette<R>(_ scope: VCRCassetteScope, _ body: () throws -> R) throws -> R {
+    try ScopeRunner.runBlocking(scope, owner: nil, extraConfigure: { _ in }, report: { message in
+        reportVCRFailure(message, at: scope.sourceLocation)
+    }, body)
+}

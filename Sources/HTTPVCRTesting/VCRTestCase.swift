@@ -1,0 +1,157 @@
+import Foundation
+import HTTPVCR
+import XCTest
+
+/// An XCTest base class that gives every test its own cassette: `Cassettes.bundle/<Class>/<testMethod>.json` in the
+/// package root, recorded on the first run and replayed after.
+///
+/// ```swift
+/// import HTTPVCRTesting
+///
+/// final class SearchTests: VCRTestCase {
+///     override func updateCassetteConfiguration(_ configuration: inout VCRConfiguration) {
+///         configuration.matchers = [.method, .path, .query]
+///     }
+///
+///     func testSearch() async throws {
+///         let (data, _) = try await URLSession.shared.data(from: url)   // recorded once, replayed after
+///     }
+/// }
+/// ```
+///
+/// The cassette is inserted before `setUp` and ejected after `tearDown` (the class wraps `invokeTest()`), so
+/// requests made in `setUp` and `tearDown` are on it too, whichever `setUp` variant you override and whether or
+/// not you call `super`. Then the test fails for every request the cassette refused, a save that failed, and, with
+/// ``failsOnUnplayedInteractions``, interactions it never replayed.
+///
+/// **Finding the package root.** XCTest does not tell a test case which file declares it, so the package root is
+/// looked for, in this order: above ``testFilePath`` when a subclass overrides it
+/// (`override class var testFilePath: String? { #filePath }`, the one certain way); above the test bundle (with
+/// `swift test` the build folder is inside the package); above the current directory (`swift test` runs there).
+/// When none holds a `Package.swift` (an Xcode project), the test fails and says to override ``testFilePath`` or
+/// ``cassettesPath``.
+open class VCRTestCase: XCTestCase {
+    /// Whether this test gets a cassette. Default `true`.
+    open func shouldSetUpVCR() -> Bool { true }
+
+    /// Edits the shared defaults (`VCR.setup`) before this test's cassette is inserted.
+    open func updateVCRConfiguration(_ configuration: inout VCRConfiguration) {}
+
+    /// Edits this test's cassette configuration, after its path is set, just before it is inserted.
+    open func updateCassetteConfiguration(_ configuration: inout VCRConfiguration) {}
+
+    /// Fail the test when its cassette still has recorded interactions it never replayed. Default `false`.
+    open var failsOnUnplayedInteractions = false
+
+    /// The file that declares this class, when a subclass says so: `override class var testFilePath: String? {
+    /// #filePath }`. Its package root holds the cassettes, and failures are reported in it.
+    open class var testFilePath: String? { nil }
+
+    /// The suite's name: the class name. Names the folder of its cassettes.
+    open var suiteName: String { String(describing: type(of: self)) }
+
+    /// The test method as written, `testSearch`, from XCTest's `name` on every platform.
+    open var testMethodName: String { CassetteNaming.xcTestMethodName(fromTestName: name) }
+
+    /// Where this suite's cassettes live: `<package root>/Cassettes.bundle/<Class>`. Empty when the package root
+    /// cannot be found.
+    open var cassettesPath: String {
+        guard let root = Self.packageRoot else { return "" }
+        return CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: suiteName)
+    }
+
+    /// This test's cassette, relative to ``cassettesPath``: the test method's name, sanitized.
+    open var cassetteName: String { CassetteNaming.sanitize(testMethodName) }
+
+    /// This test's cassette file.
+    open var cassettePath: String { CassetteNaming.cassetteURL(folder: cassettesPath, name: cassetteName).path }
+
+    /// The cassette inserted for the running test, while it runs.
+    public var cassette: Cassette? { insertedCassette.value }
+
+    /// The `swift test --filter` pattern that runs only this test: `SearchTests/testSearch`.
+    open var testFilter: String { CassetteNaming.filterPattern([suiteName, testMethodName]) }
+
+    private let insertedCassette = CassetteBox()
+
+    override open class func setUp() {
+        super.setUp()
+        _ = VCR.configuration  // registers the URL protocol before URLSession.shared is first used
+    }
+
+    override open func invokeTest() {
+        guard shouldSetUpVCR() else { return super.invokeTest() }
+        let folder = cassettesPath
+        let scope = scope(cassettesPath: folder)
+        // Found only when there is something to report: it may read the test sources.
+        let report: (String) -> Void = { [self] message in
+            reportVCRFailure(message, at: self.failureLocation, in: self)
+        }
+        guard !folder.isEmpty else {
+            report(Self.missingRootMessage(for: suiteName, test: testMethodName))
+            return
+        }
+        var sharedDefaults: VCRConfiguration?
+        do {
+            try ScopeRunner.runBlocking(
+                scope,
+                owner: nil,
+                // The shared defaults are edited for this test only, and restored after it.
+                prepare: {
+                    sharedDefaults = VCR.configuration
+                    VCR.setup { self.updateVCRConfiguration(&$0) }
+                },
+                restore: { if let sharedDefaults { VCR.setup { $0 = sharedDefaults } } },
+                // Read when the test is over: setUp or the test itself may have turned it on.
+                failsOnUnplayedInteractions: { self.failsOnUnplayedInteractions },
+                extraConfigure: { self.updateCassetteConfiguration(&$0) },
+                report: report
+            ) {
+                insertedCassette.value = VCRActiveCassette.current?.cassette
+                defer { insertedCassette.value = nil }
+                super.invokeTest()
+            }
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    private func scope(cassettesPath: String) -> VCRCassetteScope {
+        VCRCassetteScope(
+            suiteName: suiteName,
+            testName: testMethodName,
+            cassettesPath: cassettesPath,
+            cassetteName: cassetteName,
+            testFilter: testFilter,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            sourceLocation: VCRSourceLocation()  // unused: failures go through `report`, at `failureLocation`
+        )
+    }
+
+    // MARK: Package root and source location
+
+    /// The package root of this class: see the class documentation.
+    static var packageRoot: URL? {
+        PackageRoots.shared.root(for: self, testFilePath: testFilePath)
+    }
+
+    /// Where failures are reported: this test method in the file that declares the class, when it can be found.
+    var failureLocation: VCRSourceLocation {
+        PackageRoots.shared.location(
+            ofMethod: testMethodName,
+            inClass: suiteName,
+            testFilePath: Self.testFilePath,
+            packageRoot: Self.packageRoot
+        )
+    }
+
+    static func missingRootMessage(for suite: String, test: String) -> String {
+        """
+        HTTPVCRTesting cannot tell where \(suite)'s cassettes go: no Package.swift above the test bundle \
+        (\(Bundle.main.bundleURL.path)) or the current directory (\(FileManager.default.currentDirectoryPath)).
+          test: \(suite)/\(test)
+          Say which file declares the class: override class var testFilePath: String? { #filePath }
+          or choose the folder: override var cassettesPath: String { "/path/to/Cassettes.bundle/\(suite)" }
+        """
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import HTTPVCRTesting
+import Testing
+
+/// Failures reach the test that caused them, as Swift Testing issues at the test's declaration, with messages that
+/// say what to do next.
+///
+/// Each test opens the `.cassette` trait's scope itself, inside `withKnownIssue`, with `Test.current` and
+/// `Test.Case.current`: exactly what Swift Testing does for `@Test(.cassette(…))`, except that the issues it
+/// reports when the scope ends can be caught and their text checked (the trait's are reported after the body,
+/// out of reach of a `withKnownIssue` in it). `Tests/Fixtures/VCRFixturePackage` checks the attribute form.
+///
+/// The tests replay `Cassettes.bundle/CassetteFailureMessageTests/recorded-get.json`, which ``recordedGet()`` records
+/// when it is missing (one request, `GET /get?failure-tests=recorded`) and which is committed.
+@Suite struct CassetteFailureMessageTests {
+    static let recordedURL = DogfoodServer.url("/get?failure-tests=recorded")
+    static let cassette = packageRoot.appendingPathComponent("Cassettes.bundle/CassetteFailureMessageTests/recorded-get.json")
+
+    /// Replays (records on the first run) the cassette the tests below use.
+    @Test(.cassette("recorded-get", configure: DogfoodServer.configure))
+    func recordedGet() async throws {
+        let (data, _) = try await URLSession.shared.data(from: Self.recordedURL)
+        #expect(data.json?["args"] as? [String: String] == ["failure-tests": "recorded"])
+    }
+
+    @Test func unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand() async throws {
+        let test = try #require(Test.current)
+        let unrecorded = DogfoodServer.url("/get?failure-tests=unrecorded")
+        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .none, configure: DogfoodServer.configure)
+        let inserted = Box<Cassette>()
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                inserted.set(VCRActiveCassette.current?.cassette)
+                let (replayed, _) = try await URLSession.shared.data(from: Self.recordedURL)
+                #expect(replayed.json?["args"] as? [String: String] == ["failure-tests": "recorded"])
+                await #expect(throws: (any Error).self) { try await URLSession.shared.data(from: unrecorded) }
+            }
+        } matching: { issue in
+            let text = issue.text
+            return issue.sourceLocation == test.sourceLocation
+                && text.contains("No recorded request matches GET \(unrecorded.absoluteString)")
+                && text.contains("  cassette: \(Self.cassette.path)")
+                && text.contains("  record mode: .none (write-protected: the request was not sent)")
+                && text.contains("  matchers: .method, .path, .query")
+                && text.contains("  closest recorded request: #1 GET http://localhost:")
+                && text.contains("    query: − \"failure-tests=recorded\"  + \"failure-tests=unrecorded\"")
+                && text.contains("  test: CassetteFailureMessageTests/"
+                    + "unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
+                && text.contains("  To re-record this test: VCR_RECORD_MODE=new swift test --filter "
+                    + "CassetteFailureMessageTests/unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
+        }
+        #expect(inserted.value != nil && VCR.cassette !== inserted.value, "ejected")
+        #expect(VCR.failures.allSatisfy { $0.cassettePath != Self.cassette.path }, "reported failures are taken")
+    }
+
+    @Test func missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let trait = _CassetteTrait.cassette("never-recorded", recordMode: .none, cassettesPath: folder.path)
+        let ran = Flag()
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
+        } matching: { issue in
+            let text = issue.text
+            return text.contains("No cassette at \(folder.path)/never-recorded.json, and record mode .none never records")
+                && text.contains("  test: CassetteFailureMessageTests/"
+                    + "missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt")
+                && text.contains("  To record this test's cassette: VCR_RECORD_MODE=new swift test --filter "
+                    + "CassetteFailureMessageTests/missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt")
+        }
+        #expect(!ran.value, "the test body does not run without its cassette")
+    }
+
+    @Test func aMalformedCassetteFailsBeforeTheBodyAndSaysHowToRecordItAgain() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let file = folder.url.appendingPathComponent("broken.json")
+        try Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1"#.utf8).write(to: file)
+        let trait = _CassetteTrait.cassette("broken", cassettesPath: folder.path)
+        let ran = Flag()
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
+        } matching: { issue in
+            let text = issue.text
+            return text.contains("Malformed cassette \(file.path)")
+                && text.contains("  To record it again: delete \(file.path), then run VCR_RECORD_MODE=new swift test "
+                    + "--filter CassetteFailureMessageTests/aMalformedCassetteFailsBeforeTheBodyAndSaysHowToRecordItAgain")
+        }
+        #expect(!ran.value)
+    }
+
+    @Test func unplayedInteractionsFailTheTestWhenStrict() async throws {
+        let test = try #require(Test.current)
+        let trait = _CassetteTrait.cassette(
+            "recorded-get", recordMode: .none, failsOnUnplayedInteractions: true, configure: DogfoodServer.configure
+        )
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {}
+        } matching: { issue in
+            let text = issue.text
+            return issue.sourceLocation == test.sourceLocation
+                && text.contains("1 recorded interaction was never replayed (failsOnUnplayedInteractions is on)")
+                && text.contains("  cassette: \(Self.cassette.path)")
+                && text.contains("    GET http://localhost:")
+                && text.contains("/get?failure-tests=recorded")
+                && text.contains("record the cassette anew: VCR_RECORD_MODE=all swift test --filter "
+                    + "CassetteFailureMessageTests/unplayedInteractionsFailTheTestWhenStrict")
+        }
+    }
+
+    @Test func unplayedInteractionsPassWhenNotStrict() async throws {
+        let test = try #require(Test.current)
+        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .none, configure: DogfoodServer.configure)
+        try await trait.provideScope(for: test, testCase: Test.Case.current) {
+            #expect(VCRActiveCassette.current?.cassette.allPlayed == false)
+        }
+    }
+
+    @Test func aCassetteThatCannotBeSavedFailsTheTest() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let suite = folder.url.appendingPathComponent("Suite")
+        try FileManager.default.createDirectory(at: suite, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.cassette, to: suite.appendingPathComponent("recorded-get.json"))
+        // `.all` erases the tape on insertion, so the cassette has something to save even with no request.
+        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .all, cassettesPath: suite.path)
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                // The folder becomes a file: saving into it must fail.
+                try FileManager.default.removeItem(at: suite)
+                _ = FileManager.default.createFile(atPath: suite.path, contents: Data("not a folder".utf8))
+            }
+        } matching: { issue in
+            let text = issue.text
+            return issue.sourceLocation == test.sourceLocation
+                && text.contains("\(suite.path)/recorded-get.json")
+                && text.contains("  test: CassetteFailureMessageTests/aCassetteThatCannotBeSavedFailsTheTest "
+                    + "(its recordings were not saved)")
+        }
+        #expect(VCR.cassette?.url.path.hasPrefix(suite.path) != true, "ejected even though saving failed")
+    }
+
+    @Test(.cassette("nested-outer", recordMode: .new, configure: DogfoodServer.configure))
+    func nestedScopesAreRefused() async throws {
+        let outer = try #require(VCRActiveCassette.current?.cassette)
+        let error = await #expect(throws: VCRTestingError.self) {
+            try await withVCRCassette(VCRCassetteScope("nested-inner")) {}
+        }
+        #expect(error?.message.contains("this test already has \(outer.url.path) inserted") == true)
+        #expect(VCR.cassette === outer)
+    }
+}
+
+extension Issue {
+    /// Everything an issue says: its description (which holds a caught error's) and its comments.
+    var text: String {
+        ([description] + comments.map(\.rawValue)).joined(separator: "\n")
+    }
+}
+
+/// A value set from a `@Sendable` closure.
+final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    func set(_ value: Value?) { lock.lock(); stored = value; lock.unlock() }
+    var value: Value? { lock.lock(); defer { lock.unlock() }; return stored }
+}
+
+/// A flag set from a `@Sendable` closure.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+
+    func set() { lock.lock(); isSet = true; lock.unlock() }
+    var value: Bool { lock.lock(); defer { lock.unlock() }; return isSet }
+}
