@@ -20,7 +20,7 @@ enum RequestFilter {
     /// redirect hop of a request that is being recorded.
     static func filterIgnoringBeforeRecordRequest(_ request: URLRequest, with configuration: VCRConfiguration) -> URLRequest {
         var request = request
-        if let url = request.url {
+        if configuration.pathFilter != nil || configuration.queryParametersFilter != nil, let url = request.url {
             request.url = filter(url, of: request, with: configuration)
         }
         filterHeaders(&request, with: configuration)
@@ -86,8 +86,9 @@ enum RequestFilter {
         case nil:
             break
         }
-        guard !configuration.secureHeaders.isEmpty, let headers = request.allHTTPHeaderFields, !headers.isEmpty else { return }
-        for name in headers.keys where configuration.secureHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        // Most replayed requests carry no headers at all: check that once before looking up each secure name.
+        guard !configuration.secureHeaders.isEmpty, request.allHTTPHeaderFields?.isEmpty == false else { return }
+        for name in configuration.secureHeaders where request.value(forHTTPHeaderField: name) != nil {
             request.setValue(VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: name)
         }
     }

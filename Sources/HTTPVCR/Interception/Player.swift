@@ -71,7 +71,7 @@ struct Player {
                 if position == cursor { cursor += 1 }
             } else if let receiver = receivers[chapter] {
                 if blockedBy != nil { break }
-                deliveries.append(contentsOf: deliver(position, to: receiver))
+                deliver(position, to: receiver, into: &deliveries)
                 if position == cursor { cursor += 1 }
             } else if let waitingSince, now.timeIntervalSince(waitingSince) >= wait, hasWaitingReceivers(after: position) {
                 bypassed.insert(chapter)
@@ -100,21 +100,26 @@ struct Player {
     }
 
     private mutating func deliverAll(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
-        scenesOfChapter[chapter].filter { !delivered[$0] }.flatMap { deliver($0, to: receiver) }
+        var deliveries: [Delivery] = []
+        for position in scenesOfChapter[chapter] where !delivered[position] {
+            deliver(position, to: receiver, into: &deliveries)
+        }
+        return deliveries
     }
 
     /// The scene at `position`, and a completion after it when it is the last of a chapter that was cut off
     /// before it ended (so that no client waits forever on a truncated tape).
-    private mutating func deliver(_ position: Int, to receiver: any SceneReceiver) -> [Delivery] {
+    private mutating func deliver(_ position: Int, to receiver: any SceneReceiver, into deliveries: inout [Delivery]) {
         delivered[position] = true
         playhead = max(playhead, position + 1)
         let chapter = chapterOfScene[position]
         let event = scenes[position].event
-        guard scenesOfChapter[chapter].last == position else { return [Delivery(receiver: receiver, event: event)] }
+        deliveries.append(Delivery(receiver: receiver, event: event))
+        guard scenesOfChapter[chapter].last == position else { return }
         receivers[chapter] = nil
         switch event {
-        case .completion, .error: return [Delivery(receiver: receiver, event: event)]
-        default: return [Delivery(receiver: receiver, event: event), Delivery(receiver: receiver, event: .completion)]
+        case .completion, .error: break
+        default: deliveries.append(Delivery(receiver: receiver, event: .completion))
         }
     }
 }
