@@ -36,7 +36,7 @@ final class ClientQueue: @unchecked Sendable {
 
     private let queue: OpaquePointer?
     private let startThread = pthread_self()
-    private let lock = NSLock()
+    /// Written and read only on the thread that runs `startLoading` (see ``isDirect``), so it needs no lock.
     private var isInStartLoading = true
 
     /// Call from `startLoading`: captures the queue it runs on.
@@ -51,17 +51,18 @@ final class ClientQueue: @unchecked Sendable {
 
     /// Call when `startLoading` returns: from then on callbacks hop to the captured queue.
     func leftStartLoading() {
-        lock.lock()
         isInStartLoading = false
-        lock.unlock()
     }
 
-    /// Runs `body` now when called from `startLoading` itself, otherwise on the captured queue, in call order.
-    func perform(_ body: @escaping () -> Void) {
-        lock.lock()
-        let isDirect = isInStartLoading && pthread_equal(pthread_self(), startThread) != 0
-        lock.unlock()
-        guard !isDirect, let queue, let dispatch = Self.dispatch else { return body() }
+    /// Whether a callback may be made right here: from `startLoading` itself, or when no queue was captured.
+    var isDirect: Bool {
+        guard queue != nil, Self.dispatch != nil else { return true }
+        return pthread_equal(pthread_self(), startThread) != 0 && isInStartLoading
+    }
+
+    /// Runs `body` on the captured queue, after what was sent there before.
+    func async(_ body: @escaping () -> Void) {
+        guard let queue, let dispatch = Self.dispatch else { return body() }
         let context = Unmanaged.passRetained(Box(body)).toOpaque()
         dispatch.async(queue, context) { context in
             guard let context else { return }
@@ -77,6 +78,7 @@ final class ClientQueue: @unchecked Sendable {
     #else
     init() {}
     func leftStartLoading() {}
-    func perform(_ body: @escaping () -> Void) { body() }
+    var isDirect: Bool { true }
+    func async(_ body: @escaping () -> Void) { body() }
     #endif
 }

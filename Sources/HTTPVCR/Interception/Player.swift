@@ -9,6 +9,8 @@ protocol SceneReceiver: AnyObject, Sendable {
 struct Delivery {
     let receiver: any SceneReceiver
     let event: Scene.Event
+    /// The position of the chapter it belongs to.
+    let chapter: Int
 
     var isEnd: Bool {
         switch event {
@@ -114,12 +116,15 @@ struct Player {
         playhead = max(playhead, position + 1)
         let chapter = chapterOfScene[position]
         let event = scenes[position].event
-        deliveries.append(Delivery(receiver: receiver, event: event))
-        guard scenesOfChapter[chapter].last == position else { return }
+        let isLast = scenesOfChapter[chapter].last == position
+        // The request scene only marks the chapter as issued: its receiver has nothing to do with it.
+        if case .request = event, !isLast { return }
+        deliveries.append(Delivery(receiver: receiver, event: event, chapter: chapter))
+        guard isLast else { return }
         receivers[chapter] = nil
         switch event {
         case .completion, .error: break
-        default: deliveries.append(Delivery(receiver: receiver, event: .completion))
+        default: deliveries.append(Delivery(receiver: receiver, event: .completion, chapter: chapter))
         }
     }
 }

@@ -205,14 +205,20 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
     private func toClient(ending: Bool = false, _ body: @escaping (VCRURLProtocol, any URLProtocolClient) -> Void) {
-        clientQueue.perform { [self] in
-            guard let (instance, client) = endpoint else { return }
-            body(instance, client)
-            if ending {
-                lock.lock()
-                protocolInstance = nil
-                lock.unlock()
-            }
+        if clientQueue.isDirect {
+            callClient(ending: ending, body)
+        } else {
+            clientQueue.async { [self] in callClient(ending: ending, body) }
+        }
+    }
+
+    private func callClient(ending: Bool, _ body: (VCRURLProtocol, any URLProtocolClient) -> Void) {
+        guard let (instance, client) = endpoint else { return }
+        body(instance, client)
+        if ending {
+            lock.lock()
+            protocolInstance = nil
+            lock.unlock()
         }
     }
 

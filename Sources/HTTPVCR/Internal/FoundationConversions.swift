@@ -37,8 +37,11 @@ extension RecordedResponse {
         )
     }
 
+    /// - Parameter fallbackURL: the request's URL: used when the recorded one is not a URL, and instead of
+    ///   parsing the recorded one again when they are the same.
     func httpURLResponse(fallbackURL: URL?) -> HTTPURLResponse? {
-        guard let url = URL(string: url) ?? fallbackURL else { return nil }
+        let parsed = fallbackURL.flatMap { $0.absoluteString == url ? $0 : nil } ?? URL(string: url)
+        guard let url = parsed ?? fallbackURL else { return nil }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headers.dictionary)
     }
 }

@@ -34,11 +34,14 @@ struct MatchIndex {
     }
 
     private func key(of request: RequestParts) -> String {
-        switch keyed.count {
-        case 0: ""
-        case 1: keyed[0](request)
-        default: keyed.map { $0(request) }.joined(separator: "\u{0}")
+        guard keyed.count > 1 else { return keyed.first?(request) ?? "" }
+        var key = ""
+        key.reserveCapacity(128)
+        for (index, component) in keyed.enumerated() {
+            if index > 0 { key.append("\u{0}") }
+            key.append(component(request))
         }
+        return key
     }
 
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.

@@ -214,18 +214,19 @@ public final class Cassette: @unchecked Sendable {
         )
         guard let position else { return false }
         matched[position] = true
-        let tracked = FinishTracker(cassette: self, chapter: position, receiver: receiver)
-        deliveries.enqueue(player.start(chapter: position, receiver: tracked))
+        enqueue(player.start(chapter: position, receiver: receiver))
         scheduleWakeIfNeeded()
         return true
     }
 
-    private func chapterFinished(_ position: Int) {
-        withLock {
-            guard !finished[position] else { return }
-            finished[position] = true
+    /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
+    /// of it, so that code awaiting the response sees it played. Call with the lock held.
+    private func enqueue(_ batch: [Delivery]) {
+        for delivery in batch where delivery.isEnd && !finished[delivery.chapter] {
+            finished[delivery.chapter] = true
             finishedCount += 1
         }
+        deliveries.enqueue(batch)
     }
 
     private func scheduleWakeIfNeeded() {
@@ -238,7 +239,7 @@ public final class Cassette: @unchecked Sendable {
     private func wake() {
         withLock {
             wakeScheduled = false
-            deliveries.enqueue(player.advance(now: Date()))
+            enqueue(player.advance(now: Date()))
             scheduleWakeIfNeeded()
         }
         deliveries.drain()
@@ -297,27 +298,5 @@ public final class Cassette: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
-    }
-
-    /// Counts a chapter as played once its last scene reaches the receiver.
-    private final class FinishTracker: SceneReceiver, @unchecked Sendable {
-        let cassette: Cassette
-        let chapter: Int
-        let receiver: any SceneReceiver
-
-        init(cassette: Cassette, chapter: Int, receiver: any SceneReceiver) {
-            self.cassette = cassette
-            self.chapter = chapter
-            self.receiver = receiver
-        }
-
-        func receive(_ event: Scene.Event) {
-            // Counted before the client hears of it, so that code awaiting the response sees it played.
-            switch event {
-            case .completion, .error: cassette.chapterFinished(chapter)
-            default: break
-            }
-            receiver.receive(event)
-        }
     }
 }

@@ -29,9 +29,10 @@ extension VCRTests {
             let file = folder.url.appendingPathComponent(name).appendingPathExtension(name.hasSuffix(".plist") ? "" : "json")
             let path = name.hasSuffix(".plist") ? folder.url.appendingPathComponent(name) : file
             let (tape, _) = try CassetteFile.read(at: path)
-            let before = try HTTPBin.requestCount()
+            let before = try HTTPBin.settledRequestCount()
             let replayed = try await withCassette(name, in: folder.path, configure, body)
-            #expect(try HTTPBin.requests(since: before).isEmpty, "replay reached the server")
+            let sent = try HTTPBin.requests(since: before, to: HTTPBin.targets(of: tape))
+            #expect(sent.isEmpty, "replay reached the server: \(sent)")
             return (recorded, replayed, tape)
         }
 
@@ -86,7 +87,7 @@ extension VCRTests {
         }
 
         @Test func timeoutsAreRecordedAndReplayedAsTheSameError() async throws {
-            let url = try HTTPBin.url("/delay/3")
+            let url = try HTTPBin.url("/delay/2")
             var request = URLRequest(url: url)
             request.timeoutInterval = 1
             let result = try await recordThenReplay("timeout") { _ in
@@ -179,7 +180,7 @@ extension VCRTests {
 
         private func downloadTasksFail() async throws {
             let folder = try TemporaryFolder()
-            let before = try HTTPBin.requestCount()
+            let before = try HTTPBin.settledRequestCount()
             try await withCassette("download", in: folder.path) { _ in
                 let error = await #expect(throws: VCRError.self) {
                     _ = try await session.download(from: try HTTPBin.url("/bytes/16"))
@@ -187,7 +188,7 @@ extension VCRTests {
                 #expect(error?.code == .unsupportedRequest)
                 #expect(error?.message.contains("data(for:)") == true)
             }
-            #expect(try HTTPBin.requests(since: before).isEmpty)
+            #expect(try HTTPBin.requests(since: before, to: ["/bytes/16"]).isEmpty)
         }
         #endif
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPVCR
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -58,6 +59,40 @@ enum HTTPBin {
         return try logLines().dropFirst(max(count, 0))
             .filter { !$0.contains("\"") || $0.contains(process) }
             .map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ") }
+    }
+
+    /// The requests since `count` to one of these paths: what a test asks the server must not have seen,
+    /// without the lines other tests' slow requests write meanwhile (a timed out `/delay/2` is logged when the
+    /// server finishes it, after the client gave up).
+    static func requests(since count: Int, to paths: [String]) throws -> [String] {
+        try requests(since: count).filter { line in
+            let target = line.split(separator: " ").dropFirst().first ?? ""
+            return paths.contains(String(target.prefix { $0 != "?" }))
+        }
+    }
+
+    /// The paths a tape's requests and redirect hops were sent to.
+    static func targets(of tape: Tape) -> [String] {
+        tape.interactions.flatMap { [$0.request.url] + $0.redirects.map(\.request.url) }.compactMap { text in
+            guard let url = URL(string: text) else { return nil }
+            return url.path(percentEncoded: true)
+        }
+    }
+
+    /// The request count once the log has stopped growing for 50 ms: requests answered just before still
+    /// have their lines written after the answer, and must not be counted as what comes next.
+    static func settledRequestCount() throws -> Int {
+        var count = try requestCount()
+        var stableSince = Date()
+        while Date().timeIntervalSince(stableSince) < 0.05 {
+            Thread.sleep(forTimeInterval: 0.01)
+            let now = try requestCount()
+            if now != count {
+                count = now
+                stableSince = Date()
+            }
+        }
+        return count
     }
 
     /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns
