@@ -237,6 +237,39 @@ extension VCRTests {
             }
         }
 
+        @Test func filteredBodiesKeepTheRecordedChunkBoundaries() {
+            let chunks = [Data(#"{"token":"#.utf8), Data(#""s3cr3t","n":"#.utf8), Data("1}".utf8)]
+            var configuration = VCRConfiguration()
+            configuration.responseBodyFilter = .replacing(["token": "[FILTERED]"])
+            let response = HTTPURLResponse(
+                url: URL(string: "http://h/t")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "application/json", "Content-Length": "27"]
+            )!
+            let outcome = ResponseFilter.filter(
+                response: response, chunks: chunks, request: URLRequest(url: URL(string: "http://h/t")!),
+                configuration: configuration
+            )
+            let filtered = outcome?.chunks ?? []
+            let expected = Data(#"{"token":"[FILTERED]","n":1}"#.utf8)
+            #expect(filtered.reduce(Data(), +) == expected)
+            #expect(filtered.map(\.count).dropLast() == chunks.map(\.count).dropLast(), "the boundaries stay where they were")
+            #expect(outcome?.response.headers[field: "Content-Length"] == String(expected.count))
+        }
+
+        @Test func errorFailingURLsGoThroughTheQueryFilter() {
+            var configuration = VCRConfiguration()
+            configuration.queryParametersFilter = .replacing(["token": "[FILTERED]"])
+            let url = "http://h/slow?token=s3cr3t"
+            let error = URLError(.timedOut, userInfo: [
+                NSURLErrorFailingURLErrorKey: URL(string: url)!, "NSErrorFailingURLStringKey": url,
+            ])
+            let recorded = ResponseFilter.filterError(
+                error, request: URLRequest(url: URL(string: url)!), configuration: configuration
+            )
+            #expect(recorded.code == NSURLErrorTimedOut)
+            #expect(!recorded.userInfo.values.contains { $0.contains("s3cr3t") }, "\(recorded.userInfo)")
+        }
+
         @Test func repeatedQueryKeysKeepTheirOrderUnlessRemoved() {
             var configuration = VCRConfiguration()
             configuration.queryParametersFilter = .replacing(["token": nil, "sig": "S"])
