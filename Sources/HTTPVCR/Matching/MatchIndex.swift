@@ -50,11 +50,13 @@ struct MatchIndex {
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
-        let key = key(of: request)
-        guard var bucket = buckets[key] else { return nil }
-        defer { buckets[key] = bucket }
-        while bucket.head < bucket.chapters.count, isPlayed(bucket.chapters[bucket.head]) { bucket.head += 1 }
-        for position in bucket.chapters[bucket.head...] where !isPlayed(position) {
+        // One hash of the key; the bucket is advanced in place.
+        guard let slot = buckets.index(forKey: key(of: request)) else { return nil }
+        var head = buckets.values[slot].head
+        let chapters = buckets.values[slot].chapters
+        while head < chapters.count, isPlayed(chapters[head]) { head += 1 }
+        buckets.values[slot].head = head
+        for position in chapters[head...] where !isPlayed(position) {
             if predicates.isEmpty { return position }
             let recorded = recordedRequest(position)
             if predicates.allSatisfy({ $0.matches(request, recorded) }) { return position }
