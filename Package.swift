@@ -15,8 +15,10 @@ let package = Package(
         .target(name: "HTTPVCRTesting", dependencies: ["HTTPVCR"]),
         .executableTarget(name: "vcr", dependencies: ["HTTPVCR"]),
         .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
-        .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR"]),
-        .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting"]),
+        // The local httpbin the record tests talk to (started by scripts/test); shared by the test targets.
+        .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),
+        .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR", "HTTPBinTestSupport"]),
+        .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"]),
         .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 @testable import HTTPVCRTesting
 import Testing
+import HTTPBinTestSupport
 
 /// Failures reach the test that caused them, as Swift Testing issues at the test's declaration, with messages that
 /// say what to do next.

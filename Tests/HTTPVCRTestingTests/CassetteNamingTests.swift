@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPVCRTesting
 import Testing
+import HTTPBinTestSupport
 
 @Suite struct CassetteNamingTests {
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPVCRTesting
 import Testing
+import HTTPBinTestSupport
 
 /// What the `.cassette` trait inserts for each test: names, folders, merged settings. No request is made, so no
 /// cassette file is written.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTPVCRTesting
 import Testing
+import HTTPBinTestSupport
 
 /// The project's own replay tests on its own integration: each test's cassette is
 /// `Cassettes.bundle/DogfoodReplayTests/<test>.json` at the package root, recorded by the `.cassette` trait on the

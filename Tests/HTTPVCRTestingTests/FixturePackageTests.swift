@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HTTPBinTestSupport
 
 /// End to end, in a package of its own: `Tests/Fixtures/VCRFixturePackage` (an XCTest `VCRTestCase` subclass and a
 /// Swift Testing suite with the `.cassette` trait) copied to a temporary folder and tested with `swift test`:
@@ -36,7 +37,7 @@ struct FixturePackageTests {
             "FixtureSwiftTestingTests/user-bob.json",
         ]
         #expect(Self.files(in: cassettes) == Set(expected), "shouldSetUpVCR() false: no cassette for testStubbed…")
-        let seen = try HTTPBin.requests(since: before).filter { $0.contains("fixture=recorded") }
+        let seen = try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains("fixture=recorded") }
         #expect(seen.count == 5, "each recorded request reached the server once: \(seen)")
         #expect(!FileManager.default.fileExists(atPath: Self.scratch.appendingPathComponent("Cassettes.bundle").path),
                 "never written into the build folder")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTPVCRTesting
 import XCTest
+import HTTPBinTestSupport
 
 /// The XCTest base class on the project's own replay tests: `Cassettes.bundle/VCRTestCaseDogfoodTests/<test>.json`
 /// at the package root, recorded on the first run and committed, replayed with no server after.

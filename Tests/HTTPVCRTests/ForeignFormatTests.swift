@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 /// Reading cassettes written by other tools (YAHTTPVCR, VCR.py, HAR) from real fixtures, and writing HAR.
 @Suite struct ForeignFormatTests {

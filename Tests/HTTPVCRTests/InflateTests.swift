@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 /// Test vectors were made with Python's gzip and zlib modules (zlib 1.2/1.3), so the decoder is checked against
 /// a reference encoder rather than only against its own.

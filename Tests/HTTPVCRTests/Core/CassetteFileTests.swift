@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 /// Our own format: stable, reviewable, round-tripping files, and clear errors for bad ones.
 @Suite struct CassetteFileTests {

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 extension VCRTests {
     /// Replays `Cassettes.bundle/Core/httpbin-traffic.json`, committed with the project: passes with no server.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 extension VCRTests {
     /// Chronological and momentary playback on tapes written by hand: no server involved.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 extension VCRTests {
     /// The four record modes, each against the real server, checking what the server saw.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 extension VCRTests {
     /// Real traffic of every kind, recorded against httpbin and replayed with the server untouched.

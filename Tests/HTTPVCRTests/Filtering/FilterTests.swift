@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 extension VCRTests {
     /// Each filter, recorded against httpbin: the secret must not be anywhere in the file on disk (base64 bodies

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HTTPVCR
+import HTTPBinTestSupport
 
 /// Every test that inserts a cassette is nested in this suite: the VCR and its URLProtocol are global, so these
 /// tests run one at a time while the rest of the test suite runs in parallel.
@@ -81,17 +82,3 @@ func vcrSession(timeout: TimeInterval = 30) -> URLSession {
     VCR.install(in: configuration)
     return URLSession(configuration: configuration)
 }
-
-extension Data {
-    var text: String { String(decoding: self, as: UTF8.self) }
-    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: self)) as? [String: Any] }
-}
-
-/// The package root: the nearest folder above this file that holds Package.swift.
-let packageRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-        url.deleteLastPathComponent()
-    }
-    return url
-}()

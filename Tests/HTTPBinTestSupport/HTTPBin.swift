@@ -1,10 +1,10 @@
 import Foundation
-@testable import HTTPVCR
+import HTTPVCR
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The local httpbin that `scripts/test` starts for the tests (gunicorn on 127.0.0.1).
+/// The local httpbin that `scripts/test` starts for the tests (gunicorn on 127.0.0.1), shared by the test targets.
 ///
 /// Without it every call throws, so a test that needs the server fails (it is never skipped)
 /// with a message that says how to start it.
@@ -13,14 +13,14 @@ import FoundationNetworking
 /// asserts what the server saw should look only at requests carrying something unique to it
 /// (a path such as `/anything/<uuid>` or a query item), e.g.
 /// `try HTTPBin.requests(since: before).filter { $0.contains(id) }`.
-enum HTTPBin {
-    struct Failure: Error, CustomStringConvertible, LocalizedError {
-        var description: String
-        var errorDescription: String? { description }
+public enum HTTPBin {
+    public struct Failure: Error, CustomStringConvertible, LocalizedError {
+        public var description: String
+        public var errorDescription: String? { description }
     }
 
     /// The server's base URL from `HTTPBIN_URL`, e.g. `http://127.0.0.1:40123`.
-    static func baseURL() throws -> URL {
+    public static func baseURL() throws -> URL {
         let value = try environment("HTTPBIN_URL")
         guard let url = URL(string: value), url.host != nil else {
             throw Failure(description: "HTTPBIN_URL is not a URL: \(value)")
@@ -29,7 +29,7 @@ enum HTTPBin {
     }
 
     /// The server's URL for a path with an optional query, e.g. `url("/get?a=1")`.
-    static func url(_ pathAndQuery: String) throws -> URL {
+    public static func url(_ pathAndQuery: String) throws -> URL {
         let base = try baseURL().absoluteString
         let tail = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
         let joined = (base.hasSuffix("/") ? String(base.dropLast()) : base) + tail
@@ -44,7 +44,7 @@ enum HTTPBin {
     /// gunicorn writes a request's line just *after* sending its response, so a client can see
     /// the response a moment before the line is there: use `waitForRequestCount` to count a
     /// request the test has just made.
-    static func requestCount() throws -> Int {
+    public static func requestCount() throws -> Int {
         try logLines().count
     }
 
@@ -54,17 +54,26 @@ enum HTTPBin {
     /// Lines are `METHOD TARGET PROTOCOL STATUS "USER-AGENT"` (the format scripts/test sets). URLSession on Linux
     /// sends the process name as its user agent, so requests from other processes (the fixture package that
     /// HTTPVCRTestingTests runs with `swift test`) are left out.
-    static func requests(since count: Int) throws -> [String] {
+    public static func requests(since count: Int) throws -> [String] {
         let process = "\"" + ProcessInfo.processInfo.processName + " "
         return try logLines().dropFirst(max(count, 0))
             .filter { !$0.contains("\"") || $0.contains(process) }
-            .map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ") }
+            .map(methodAndTarget)
+    }
+
+    /// The requests logged after the first `count` from any process, e.g. a fixture package run by a test.
+    public static func requestsFromAnyProcess(since count: Int) throws -> [String] {
+        try logLines().dropFirst(max(count, 0)).map(methodAndTarget)
+    }
+
+    private static func methodAndTarget(_ line: Substring) -> String {
+        line.split(separator: " ", omittingEmptySubsequences: true).prefix(2).joined(separator: " ")
     }
 
     /// The requests since `count` to one of these paths: what a test asks the server must not have seen,
     /// without the lines other tests' slow requests write meanwhile (a timed out `/delay/2` is logged when the
     /// server finishes it, after the client gave up).
-    static func requests(since count: Int, to paths: [String]) throws -> [String] {
+    public static func requests(since count: Int, to paths: [String]) throws -> [String] {
         try requests(since: count).filter { line in
             let target = line.split(separator: " ").dropFirst().first ?? ""
             return paths.contains(String(target.prefix { $0 != "?" }))
@@ -72,7 +81,7 @@ enum HTTPBin {
     }
 
     /// The paths a tape's requests and redirect hops were sent to.
-    static func targets(of tape: Tape) -> [String] {
+    public static func targets(of tape: Tape) -> [String] {
         tape.interactions.flatMap { [$0.request.url] + $0.redirects.map(\.request.url) }.compactMap { text in
             guard let url = URL(string: text) else { return nil }
             return url.path(percentEncoded: true)
@@ -81,7 +90,7 @@ enum HTTPBin {
 
     /// The request count once the log has stopped growing for 50 ms: requests answered just before still
     /// have their lines written after the answer, and must not be counted as what comes next.
-    static func settledRequestCount() throws -> Int {
+    public static func settledRequestCount() throws -> Int {
         var count = try requestCount()
         var stableSince = Date()
         while Date().timeIntervalSince(stableSince) < 0.05 {
@@ -98,7 +107,7 @@ enum HTTPBin {
     /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns
     /// the count then (less than `n` if the timeout ran out, for the caller to check).
     @discardableResult
-    static func waitForRequestCount(atLeast n: Int, timeout: TimeInterval = 2) throws -> Int {
+    public static func waitForRequestCount(atLeast n: Int, timeout: TimeInterval = 2) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let count = try requestCount()
@@ -132,3 +141,19 @@ enum HTTPBin {
         return lines
     }
 }
+
+extension Data {
+    /// The bytes as UTF-8 text, for messages and comparisons.
+    public var text: String { String(decoding: self, as: UTF8.self) }
+    /// The bytes as a JSON object, if they are one.
+    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: self)) as? [String: Any] }
+}
+
+/// The package root: the nearest folder above this file that holds Package.swift.
+public let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        url.deleteLastPathComponent()
+    }
+    return url
+}()
