@@ -181,3 +181,14 @@ enum ArgumentParser {
         return previous[right.count]
     }
 }
+
+extension ParsedArguments {
+    /// The one positional argument a command takes, or a usage error naming what is missing or extra.
+    func onlyPositional(named name: String, of command: Command) throws(CommandError) -> String {
+        guard let value = positionals.first else { throw CommandError.usage("missing \(name)", of: command) }
+        guard positionals.count == 1 else {
+            throw CommandError.usage("unexpected argument '\(positionals[1])'", of: command)
+        }
+        return value
+    }
+}

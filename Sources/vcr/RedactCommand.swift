@@ -55,12 +55,7 @@ enum RedactCommand {
     }
 
     static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
-        guard let path = arguments.positionals.first else {
-            throw CommandError.usage("missing <cassette>", of: command)
-        }
-        guard arguments.positionals.count == 1 else {
-            throw CommandError.usage("unexpected argument '\(arguments.positionals[1])'", of: command)
-        }
+        let path = try arguments.onlyPositional(named: "<cassette>", of: command)
         let headers = arguments.values("header")
         let queries = arguments.values("query")
         let keys = arguments.values("json-key") + arguments.values("form-key")

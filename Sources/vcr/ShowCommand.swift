@@ -29,12 +29,7 @@ enum ShowCommand {
     }
 
     static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
-        guard let path = arguments.positionals.first else {
-            throw CommandError.usage("missing <cassette>", of: command)
-        }
-        guard arguments.positionals.count == 1 else {
-            throw CommandError.usage("unexpected argument '\(arguments.positionals[1])'", of: command)
-        }
+        let path = try arguments.onlyPositional(named: "<cassette>", of: command)
         let (tape, format) = try CassetteInput.read(path)
         let rows = tape.interactions.enumerated().map { Row(index: $0.offset + 1, interaction: $0.element) }
         if arguments.flag("json") {
