@@ -11,7 +11,9 @@ import FoundationNetworking
 struct MatchIndex {
     private let keyed: [@Sendable (RequestParts) -> String]
     private let predicates: [Matcher]
-    private var buckets: [String: Bucket] = [:]
+    /// Keyed by the parts the key-based matchers compare, one string per matcher: hashing the parts costs less
+    /// than joining them into one string first.
+    private var buckets: [[String]: Bucket] = [:]
 
     private struct Bucket {
         var chapters: [Int] = []
@@ -33,15 +35,8 @@ struct MatchIndex {
         }
     }
 
-    private func key(of request: RequestParts) -> String {
-        guard keyed.count > 1 else { return keyed.first?(request) ?? "" }
-        var key = ""
-        key.reserveCapacity(128)
-        for (index, component) in keyed.enumerated() {
-            if index > 0 { key.append("\u{0}") }
-            key.append(component(request))
-        }
-        return key
+    private func key(of request: RequestParts) -> [String] {
+        keyed.map { $0(request) }
     }
 
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
