@@ -97,23 +97,12 @@ enum RedactCommand {
         }
 
         let dryRun = arguments.flag("dry-run")
-        if dryRun {
-            for change in changes {
-                Console.out(change.heading)
-                for line in change.lines { Console.out("  " + line) }
+        if !dryRun {
+            do {
+                try CassetteFile.write(redacted, to: CassetteInput.url(path), as: format)
+            } catch {
+                throw CommandError(message: "cannot write \(path): \(error.message)")
             }
-            Console.out("")
-            Console.out(
-                "\(path): would change \(changedFields) field\(changedFields == 1 ? "" : "s") in \(changedRequests) "
-                    + "request\(changedRequests == 1 ? "" : "s") (dry run: nothing written)"
-            )
-            return .success
-        }
-
-        do {
-            try CassetteFile.write(redacted, to: CassetteInput.url(path), as: format)
-        } catch {
-            throw CommandError(message: "cannot write \(path): \(error.message)")
         }
         for change in changes {
             Console.out(change.heading)
@@ -121,8 +110,9 @@ enum RedactCommand {
         }
         Console.out("")
         Console.out(
-            "\(path): redacted \(changedFields) field\(changedFields == 1 ? "" : "s") in \(changedRequests) "
-                + "request\(changedRequests == 1 ? "" : "s")"
+            "\(path): \(dryRun ? "would change" : "redacted") \(changedFields) field\(changedFields == 1 ? "" : "s") in "
+                + "\(changedRequests) request\(changedRequests == 1 ? "" : "s")"
+                + (dryRun ? " (dry run: nothing written)" : "")
         )
         return .success
     }
