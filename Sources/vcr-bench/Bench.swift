@@ -127,18 +127,16 @@ struct Bench {
         let floorSession = makeSession(.floor)
         let vcrSession = makeSession(.vcr)
         var detail = "\(size)"
-        func replayOnce(_ mode: PlaybackMode, width: Int) async throws -> Double {
-            _ = try insert(size, mode: mode)
-            defer { try? VCR.ejectCassette() }
-            return try await drive(vcrSession, requests, width: width)
-        }
+        /// The replay profiles insert a cassette before each run, outside what is measured.
+        var playback: PlaybackMode?
         let operation: () async throws -> Double
         switch what {
         case .floor: operation = { try await drive(floorSession, requests, width: 1) }
         case .floor8: operation = { try await drive(floorSession, requests, width: options.concurrency) }
-        case .replay: operation = { try await replayOnce(.chronological, width: 1) }
-        case .replay8: operation = { try await replayOnce(.chronological, width: options.concurrency) }
-        case .replayMomentary: operation = { try await replayOnce(.momentary, width: 1) }
+        case .replay, .replay8, .replayMomentary:
+            playback = what == .replayMomentary ? .momentary : .chronological
+            let width = what == .replay8 ? options.concurrency : 1
+            operation = { try await drive(vcrSession, requests, width: width) }
         case .loadJSON: operation = { try timed { try JSONSerialization.jsonObject(with: Data(contentsOf: file)) }.1 }
         case .loadRead: operation = { try timed { try CassetteFile.read(at: file) }.1 }
         case .loadInsert:
@@ -166,13 +164,25 @@ struct Bench {
         } else {
             detail += "-interaction cassette"
         }
-        _ = try await operation()  // warm-up
-        let cpuStart = processCPUTime()
-        let elapsed = try await operation()
-        let cpu = processCPUTime() - cpuStart
+        func run(measured: Bool) async throws -> (elapsed: Double, cpu: Double) {
+            if let playback { _ = try insert(size, mode: playback) }
+            defer { if playback != nil { try? VCR.ejectCassette() } }
+            let cpuStart = processCPUTime()
+            if measured { profileMeasuredStart() }
+            let elapsed = try await operation()
+            if measured { profileMeasuredEnd() }
+            return (elapsed, processCPUTime() - cpuStart)
+        }
+        _ = try await run(measured: false)  // warm-up
+        let (elapsed, cpu) = try await run(measured: true)
         print("profile \(what.rawValue), \(detail): \(String(format: "%.1f", elapsed * 1000)) ms, "
             + "\(String(format: "%.1f", cpu * 1000)) ms CPU")
     }
+
+    /// Marks for callgrind around the measured operation: with `--dump-before='*profileMeasuredStart*'
+    /// --dump-before='*profileMeasuredEnd*'`, part 2 of the output holds that operation alone.
+    @inline(never) @_optimize(none) func profileMeasuredStart() {}
+    @inline(never) @_optimize(none) func profileMeasuredEnd() {}
 
     // MARK: Memory
 
