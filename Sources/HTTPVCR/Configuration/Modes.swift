@@ -66,6 +66,8 @@ public struct PlaybackMode: RawRepresentable, Hashable, Sendable, CustomStringCo
 /// ```
 public struct HostFilter: Sendable, ExpressibleByArrayLiteral {
     private let accepts: @Sendable (String) -> Bool
+    /// Set for ``all``, so that the host need not even be read.
+    let acceptsEveryHost: Bool
 
     /// Hosts for which `predicate` returns true. The host is lowercased.
     public static func matching(_ predicate: @escaping @Sendable (String) -> Bool) -> HostFilter {
@@ -73,7 +75,7 @@ public struct HostFilter: Sendable, ExpressibleByArrayLiteral {
     }
 
     /// Every host (the default).
-    public static let all = HostFilter(accepts: { _ in true })
+    public static let all = HostFilter(accepts: { _ in true }, acceptsEveryHost: true)
 
     public init(arrayLiteral hosts: String...) {
         self.init(hosts)
@@ -82,14 +84,15 @@ public struct HostFilter: Sendable, ExpressibleByArrayLiteral {
     /// Exactly these hosts, compared case-insensitively.
     public init(_ hosts: [String]) {
         let allowed = Set(hosts.map { $0.lowercased() })
-        self.accepts = { allowed.contains($0) }
+        self.init(accepts: { allowed.contains($0) })
     }
 
-    private init(accepts: @escaping @Sendable (String) -> Bool) {
+    private init(accepts: @escaping @Sendable (String) -> Bool, acceptsEveryHost: Bool = false) {
         self.accepts = accepts
+        self.acceptsEveryHost = acceptsEveryHost
     }
 
     public func accepts(host: String) -> Bool {
-        accepts(host.lowercased())
+        acceptsEveryHost || accepts(host.lowercasedIfNeeded)
     }
 }

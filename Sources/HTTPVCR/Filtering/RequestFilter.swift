@@ -86,10 +86,12 @@ enum RequestFilter {
         case nil:
             break
         }
-        // Most replayed requests carry no headers at all: check that once before looking up each secure name.
-        guard !configuration.secureHeaders.isEmpty, request.allHTTPHeaderFields?.isEmpty == false else { return }
-        for name in configuration.secureHeaders where request.value(forHTTPHeaderField: name) != nil {
-            request.setValue(VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: name)
+        // One read of the fields, compared by hand: a `value(forHTTPHeaderField:)` per secure name cost more
+        // than matching the request.
+        guard !configuration.secureHeaders.isEmpty, let fields = request.allHTTPHeaderFields else { return }
+        for field in fields.keys
+        where configuration.secureHeaders.contains(where: { $0.equalsIgnoringASCIICase(field) }) {
+            request.setValue(VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: field)
         }
     }
 }

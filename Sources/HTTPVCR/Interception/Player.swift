@@ -5,14 +5,18 @@ protocol SceneReceiver: AnyObject, Sendable {
     func receive(_ event: Scene.Event)
 }
 
-/// One scene handed to one receiver.
+/// One scene handed to one receiver. It names the scene rather than holding it: deliveries are copied on their
+/// way through the queue, and scenes carry bodies.
 struct Delivery {
     let receiver: any SceneReceiver
-    let event: Scene.Event
+    /// The scene's position on the tape; nil for the completion of a chapter cut off before it ended.
+    let scene: Int?
     /// The position of the chapter it belongs to.
     let chapter: Int
+    /// The chapter's last delivery: a completion or an error.
+    let isEnd: Bool
 
-    var isEnd: Bool {
+    static func isEnd(_ event: Scene.Event) -> Bool {
         switch event {
         case .completion, .error: true
         default: false
@@ -35,6 +39,8 @@ struct Player {
     let mode: PlaybackMode
     let wait: TimeInterval
 
+    /// For each scene, whether it ends its chapter.
+    private let isLastOfChapter: [Bool]
     private var delivered: [Bool]
     private var receivers: [Int: any SceneReceiver] = [:]
     private var bypassed: Set<Int> = []
@@ -50,26 +56,50 @@ struct Player {
         self.mode = mode
         self.wait = wait
         self.delivered = Array(repeating: false, count: scenes.count)
+        var isLastOfChapter = Array(repeating: false, count: scenes.count)
+        for chapterScenes in scenesOfChapter {
+            if let last = chapterScenes.last { isLastOfChapter[last] = true }
+        }
+        self.isLastOfChapter = isLastOfChapter
+    }
+
+    private func isBypassed(_ chapter: Int) -> Bool {
+        !bypassed.isEmpty && bypassed.contains(chapter)
     }
 
     /// A matched request starts playing its chapter. Returns what can be delivered now.
     mutating func start(chapter: Int, receiver: any SceneReceiver) -> [Delivery] {
-        if mode == .momentary || bypassed.contains(chapter) {
+        if mode == .momentary || isBypassed(chapter) {
             return deliverAll(of: chapter, to: receiver)
+        }
+        if receivers.isEmpty, startsAtCursorUnbroken(chapter) {
+            // Sequential replay: the same deliveries `advance` would make, without registering a receiver.
+            let deliveries = deliverAll(of: chapter, to: receiver)
+            waitingSince = nil
+            return deliveries
         }
         receivers[chapter] = receiver
         return advance(now: Date())
+    }
+
+    /// Whether the next scene to play is this chapter's first and its scenes follow one another on the tape.
+    private mutating func startsAtCursorUnbroken(_ chapter: Int) -> Bool {
+        while cursor < scenes.count, delivered[cursor] || isBypassed(chapterOfScene[cursor]) { cursor += 1 }
+        let positions = scenesOfChapter[chapter]
+        guard let first = positions.first, let last = positions.last else { return false }
+        return first == cursor && last - first + 1 == positions.count
     }
 
     /// Delivers what has become deliverable, bypassing chapters that held up waiting requests for too long.
     /// Returns the deliveries and, when requests are still waiting, when to call again.
     mutating func advance(now: Date) -> [Delivery] {
         var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(4)
         var position = cursor
         var blockedBy: Int?
         while position < scenes.count {
             let chapter = chapterOfScene[position]
-            if delivered[position] || bypassed.contains(chapter) {
+            if delivered[position] || isBypassed(chapter) {
                 if position == cursor { cursor += 1 }
             } else if let receiver = receivers[chapter] {
                 if blockedBy != nil { break }
@@ -103,6 +133,7 @@ struct Player {
 
     private mutating func deliverAll(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
         var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(scenesOfChapter[chapter].count)
         for position in scenesOfChapter[chapter] where !delivered[position] {
             deliver(position, to: receiver, into: &deliveries)
         }
@@ -115,17 +146,14 @@ struct Player {
         delivered[position] = true
         playhead = max(playhead, position + 1)
         let chapter = chapterOfScene[position]
-        let event = scenes[position].event
-        let isLast = scenesOfChapter[chapter].last == position
+        let isLast = isLastOfChapter[position]
         // The request scene only marks the chapter as issued: its receiver has nothing to do with it.
-        if case .request = event, !isLast { return }
-        deliveries.append(Delivery(receiver: receiver, event: event, chapter: chapter))
+        if case .request = scenes[position].event, !isLast { return }
+        let isEnd = Delivery.isEnd(scenes[position].event)
+        deliveries.append(Delivery(receiver: receiver, scene: position, chapter: chapter, isEnd: isEnd))
         guard isLast else { return }
         receivers[chapter] = nil
-        switch event {
-        case .completion, .error: break
-        default: deliveries.append(Delivery(receiver: receiver, event: .completion, chapter: chapter))
-        }
+        if !isEnd { deliveries.append(Delivery(receiver: receiver, scene: nil, chapter: chapter, isEnd: true)) }
     }
 }
 
@@ -140,8 +168,11 @@ final class DeliveryQueue: @unchecked Sendable {
     private var pending: [Delivery] = []
     private var isDraining = false
     private let pacesCompletions: Bool
+    /// The tape the deliveries' scene positions refer to.
+    private let scenes: [Scene]
 
-    init(pacesCompletions: Bool) {
+    init(scenes: [Scene], pacesCompletions: Bool) {
+        self.scenes = scenes
         self.pacesCompletions = pacesCompletions
     }
 
@@ -159,15 +190,22 @@ final class DeliveryQueue: @unchecked Sendable {
         guard !isDraining else { return lock.unlock() }
         isDraining = true
         while !pending.isEmpty {
-            var batch = pending
-            pending.removeAll(keepingCapacity: true)
+            // Taken whole, not copied: a copy would retain every delivery once more.
+            var batch: [Delivery] = []
+            swap(&batch, &pending)
             var rest: ArraySlice<Delivery> = []
             if pacesCompletions, let end = batch.firstIndex(where: \.isEnd), end < batch.count - 1 {
                 rest = batch[(end + 1)...]
                 batch.removeSubrange((end + 1)...)
             }
             lock.unlock()
-            for delivery in batch { delivery.receiver.receive(delivery.event) }
+            for delivery in batch {
+                if let scene = delivery.scene {
+                    delivery.receiver.receive(scenes[scene].event)
+                } else {
+                    delivery.receiver.receive(.completion)
+                }
+            }
             lock.lock()
             if !rest.isEmpty {
                 pending.insert(contentsOf: rest, at: 0)

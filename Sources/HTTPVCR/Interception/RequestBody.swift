@@ -12,8 +12,10 @@ enum RequestBody {
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
         // for GET and HEAD, which carry none: reflection is slow, and replaying GETs is the hot path.
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        guard let task, method != "GET" && method != "HEAD" else { return .success(nil) }
+        let method = request.httpMethod ?? "GET"
+        guard let task, !method.equalsIgnoringASCIICase("GET"), !method.equalsIgnoringASCIICase("HEAD") else {
+            return .success(nil)
+        }
         let isUpload = task is URLSessionUploadTask
         switch uploadBody(of: task) {
         case let .data(data)?:

@@ -19,15 +19,12 @@ final class VCRURLProtocol: URLProtocol {
     private lazy var channel = ClientChannel(protocolInstance: self)
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard URLProtocol.property(forKey: passThroughKey, in: request) == nil,
-              let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let cassette = VCR.cassette,
-              cassette.configuration.hostFilter.accepts(host: url.host ?? "")
+        guard let url = request.url, let scheme = url.scheme,
+              scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https"),
+              URLProtocol.property(forKey: passThroughKey, in: request) == nil,
+              let cassette = VCR.cassette
         else { return false }
-        if let beforeRecordRequest = cassette.configuration.beforeRecordRequest, beforeRecordRequest(request) == nil {
-            return false
-        }
-        return true
+        return cassette.intercepts(request, to: url)
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -55,7 +52,7 @@ final class VCRURLProtocol: URLProtocol {
             // Ejected between canInit and now: behave as if HTTPVCR were not there.
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        guard let filtered = RequestFilter.filter(live, with: cassette.configuration) else {
+        guard let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
         switch cassette.play(filtered, to: channel) {
@@ -253,7 +250,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        guard let filtered = RequestFilter.filter(next, with: cassette.configuration) else { return false }
+        guard let filtered = cassette.filtered(next) else { return false }
         return cassette.replayIfMatched(filtered, to: self)
     }
 }

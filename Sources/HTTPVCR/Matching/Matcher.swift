@@ -100,7 +100,7 @@ extension Matcher {
     /// The query parameters, in any order.
     public static let query = Matcher(name: "query") { parts in
         // Zero or one parameter: nothing to put in order (the common case, kept cheap).
-        guard parts.query.contains("&") else { return parts.query }
+        guard parts.query.containsByte(where: { $0 == UInt8(ascii: "&") }) else { return parts.query }
         return parts.query.split(separator: "&", omittingEmptySubsequences: true).sorted().joined(separator: "&")
     }
     /// Every header field, names case-insensitively, values exactly.

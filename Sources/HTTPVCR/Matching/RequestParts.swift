@@ -34,11 +34,11 @@ struct RequestParts {
     /// Reads the parts off the already parsed URL: a second parse with URLComponents cost more than all the
     /// rest of matching.
     private init(method: String, url: URL?, source: Source) {
-        self.method = method.uppercased()
+        self.method = method.uppercasedIfNeeded
         self.url = url?.absoluteString ?? ""
-        let scheme = url?.scheme?.lowercased() ?? ""
+        let scheme = url?.scheme?.lowercasedIfNeeded ?? ""
         self.scheme = scheme
-        self.host = url?.host?.lowercased() ?? ""
+        self.host = url?.decodedHost?.lowercasedIfNeeded ?? ""
         if let port = url?.port {
             self.port = String(port)
         } else {

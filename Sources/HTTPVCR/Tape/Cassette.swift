@@ -78,7 +78,6 @@ public final class Cassette: @unchecked Sendable {
         configuration.recordMode = recordMode
 
         self.configuration = configuration
-        self.deliveries = DeliveryQueue(pacesCompletions: configuration.playbackMode == .chronological)
         self.url = url
         self.format = format
         self.isNew = !exists
@@ -110,6 +109,10 @@ public final class Cassette: @unchecked Sendable {
             scenesOfChapter[chapter].append(position)
         }
         self.loadedScenes = tape.scenes
+        self.deliveries = DeliveryQueue(
+            scenes: tape.scenes,
+            pacesCompletions: configuration.playbackMode == .chronological
+        )
         self.loadedRequests = requests
         self.index = MatchIndex(matchers: resolvedMatchers, requests: requests)
         self.player = Player(
@@ -168,6 +171,18 @@ public final class Cassette: @unchecked Sendable {
 
     // MARK: Playing
 
+    /// Whether a request goes through this cassette: its host filter and `beforeRecordRequest` accept it.
+    /// The configuration's fields are read in place; copying the whole configuration cost more than the check.
+    func intercepts(_ request: URLRequest, to url: URL) -> Bool {
+        if !configuration.hostFilter.acceptsEveryHost, !configuration.hostFilter.accepts(host: url.decodedHost ?? "") {
+            return false
+        }
+        if let beforeRecordRequest = configuration.beforeRecordRequest, beforeRecordRequest(request) == nil {
+            return false
+        }
+        return true
+    }
+
     enum Decision {
         /// Scenes of a recorded chapter are on their way to the receiver.
         case replaying
@@ -175,6 +190,11 @@ public final class Cassette: @unchecked Sendable {
         case record
         /// Nothing matched and the cassette may not record: fail with this error, send nothing.
         case refuse(VCRError)
+    }
+
+    /// The live request as it is matched and recorded, or nil when `beforeRecordRequest` refuses it.
+    func filtered(_ request: URLRequest) -> URLRequest? {
+        RequestFilter.filter(request, with: configuration)
     }
 
     /// Matches a (filtered) live request against the tape and starts replaying it to `receiver`.

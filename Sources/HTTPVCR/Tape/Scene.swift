@@ -112,9 +112,8 @@ extension Array where Element == HTTPHeader {
 
     /// The fields as Foundation wants them.
     public var dictionary: [String: String] {
-        var result: [String: String] = [:]
-        for header in self where result[header.name] == nil { result[header.name] = header.value }
-        return result
+        // One hash per field, into storage sized once: this runs for every replayed response.
+        Dictionary(lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.

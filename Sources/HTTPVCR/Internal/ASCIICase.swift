@@ -1,0 +1,46 @@
+import Foundation
+
+/// Case-insensitive comparison of header names, schemes and hosts, which are ASCII. Going through
+/// `caseInsensitiveCompare` or `lowercased()` costs a bridge to NSString or a new string on every request.
+extension StringProtocol {
+    /// Equal when ASCII letters are folded; other bytes must be identical.
+    func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in Self.equalFoldingASCII(lhs, rhs) }
+        }
+        return (contiguous ?? nil) ?? Self.equalFoldingASCII(Array(utf8), Array(other.utf8))
+    }
+
+    private static func equalFoldingASCII(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+        zip(lhs, rhs).allSatisfy { a, b in a == b || (isASCIILetter(a) && a ^ 0x20 == b) }
+    }
+
+    /// Lowercased, without building a new string when there is nothing to lowercase.
+    var lowercasedIfNeeded: String {
+        containsByte { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 } ? lowercased() : String(self)
+    }
+
+    /// Uppercased, without building a new string when there is nothing to uppercase.
+    var uppercasedIfNeeded: String {
+        containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= 0x80 } ? uppercased() : String(self)
+    }
+
+    /// Whether a byte of the UTF-8 form satisfies `predicate`, read from contiguous storage when there is some.
+    func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? utf8.contains(where: predicate)
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        let folded = byte | 0x20
+        return folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
+    }
+}
+
+extension URL {
+    /// The host, percent-decoded only when it has escapes: decoding costs more than reading it.
+    var decodedHost: String? {
+        guard let host = host(percentEncoded: true) else { return nil }
+        return host.containsByte(where: { $0 == UInt8(ascii: "%") }) ? self.host(percentEncoded: false) : host
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import HTTPVCR
+
+/// The player on its own: which scenes it hands over, to whom and when, for tapes built by hand.
+@Suite struct PlayerTests {
+    /// Remembers what it is handed; the player never calls it (deliveries are returned, not sent).
+    final class Receiver: SceneReceiver {
+        let name: String
+        init(_ name: String) { self.name = name }
+        func receive(_ event: Scene.Event) {}
+    }
+
+    static func request(_ chapter: Int) -> Scene {
+        Scene(chapter: chapter, event: .request(RecordedRequest(method: "GET", url: "http://h/\(chapter)")))
+    }
+
+    static func response(_ chapter: Int) -> Scene {
+        Scene(chapter: chapter, event: .response(RecordedResponse(url: "http://h/\(chapter)", statusCode: 200)))
+    }
+
+    static func data(_ chapter: Int, _ text: String) -> Scene {
+        Scene(chapter: chapter, event: .data(Data(text.utf8)))
+    }
+
+    static func completion(_ chapter: Int) -> Scene {
+        Scene(chapter: chapter, event: .completion)
+    }
+
+    /// A player over `scenes`, chapters numbered by first appearance as `Cassette` numbers them.
+    static func player(_ scenes: [Scene], mode: PlaybackMode = .chronological, wait: TimeInterval = 0.3) -> Player {
+        var position: [Int: Int] = [:]
+        var chapterOfScene: [Int] = []
+        var scenesOfChapter: [[Int]] = []
+        for (index, scene) in scenes.enumerated() {
+            let chapter = position[scene.chapter] ?? {
+                position[scene.chapter] = scenesOfChapter.count
+                scenesOfChapter.append([])
+                return scenesOfChapter.count - 1
+            }()
+            chapterOfScene.append(chapter)
+            scenesOfChapter[chapter].append(index)
+        }
+        return Player(
+            scenes: scenes, chapterOfScene: chapterOfScene, scenesOfChapter: scenesOfChapter, mode: mode, wait: wait
+        )
+    }
+
+    /// Each delivery as "receiver:scene position" ("receiver:end" for a completion the tape lacks).
+    static func describe(_ deliveries: [Delivery]) -> [String] {
+        deliveries.map { delivery in
+            let name = (delivery.receiver as? Receiver)?.name ?? "?"
+            return "\(name):\(delivery.scene.map(String.init) ?? "end")"
+        }
+    }
+
+    @Test func sequentialRequestsGetTheirWholeChapterAtOnce() {
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.data(1, "a"), Self.completion(1),
+            Self.request(2), Self.response(2), Self.completion(2),
+        ])
+        let first = player.start(chapter: 0, receiver: Receiver("a"))
+        #expect(Self.describe(first) == ["a:1", "a:2", "a:3"])
+        #expect(first.last?.isEnd == true)
+        #expect(player.playhead == 4)
+        #expect(player.nextWake == nil)
+        let second = player.start(chapter: 1, receiver: Receiver("b"))
+        #expect(Self.describe(second) == ["b:5", "b:6"])
+        #expect(player.playhead == 7)
+    }
+
+    @Test func aChapterInterleavedWithAnUnrequestedOneWaitsForIt() {
+        // Chapter 1 is cut by chapter 2's scenes: it plays up to them, then waits.
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.request(2), Self.response(2),
+            Self.data(1, "a"), Self.completion(1), Self.completion(2),
+        ])
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1"])
+        #expect(player.nextWake != nil, "a request is waiting on one nobody has made")
+        #expect(Self.describe(player.start(chapter: 1, receiver: Receiver("b"))) == ["b:3", "a:4", "a:5", "b:6"])
+        #expect(player.nextWake == nil)
+    }
+
+    @Test func aChapterThatStartsLaterWaitsForTheOneBeforeIt() {
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.completion(1),
+            Self.request(2), Self.response(2), Self.completion(2),
+        ])
+        #expect(player.start(chapter: 1, receiver: Receiver("b")).isEmpty)
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2", "b:4", "b:5"])
+    }
+
+    @Test func aChapterNobodyRequestsIsBypassedAfterTheWait() throws {
+        var player = Self.player(
+            [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
+            wait: 0.3
+        )
+        let start = Date()
+        #expect(player.start(chapter: 1, receiver: Receiver("b")).isEmpty)
+        let wake = try #require(player.nextWake)
+        #expect(player.advance(now: start).isEmpty, "not before the wait")
+        #expect(Self.describe(player.advance(now: wake.addingTimeInterval(0.01))) == ["b:4"])
+        // The bypassed chapter plays at once when it is requested at last.
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
+    }
+
+    @Test func aChapterCutOffBeforeItsEndStillEnds() {
+        var player = Self.player([Self.request(1), Self.response(1), Self.data(1, "partial")])
+        let deliveries = player.start(chapter: 0, receiver: Receiver("a"))
+        #expect(Self.describe(deliveries) == ["a:1", "a:2", "a:end"])
+        #expect(deliveries.map(\.isEnd) == [false, false, true])
+    }
+
+    @Test func momentaryPlaybackIgnoresTheOrderOfChapters() {
+        var player = Self.player(
+            [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
+            mode: .momentary
+        )
+        #expect(Self.describe(player.start(chapter: 1, receiver: Receiver("b"))) == ["b:4"])
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
+    }
+}
