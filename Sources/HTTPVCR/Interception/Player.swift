@@ -180,7 +180,8 @@ final class DeliveryQueue: @unchecked Sendable {
     func enqueue(_ deliveries: [Delivery]) {
         guard !deliveries.isEmpty else { return }
         lock.lock()
-        pending.append(contentsOf: deliveries)
+        // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
+        if pending.isEmpty { pending = deliveries } else { pending.append(contentsOf: deliveries) }
         lock.unlock()
     }
 
