@@ -5,33 +5,78 @@ import FoundationNetworking
 
 /// Finds the first unplayed recorded request that matches a live one, without scanning the tape.
 ///
-/// Chapters are bucketed by the joined keys of the key-based matchers (all built-ins are). Within a bucket they
-/// stay in tape order, so identical requests replay in recorded order. Predicate matchers (registered ones)
-/// are checked only against the chapters of the live request's bucket.
+/// Chapters are bucketed by the keys of the key-based matchers (all built-ins are). Within a bucket they stay
+/// in tape order, so identical requests replay in recorded order. Predicate matchers (registered ones) are
+/// checked only against the chapters of the live request's bucket.
 struct MatchIndex {
     private let keyed: [@Sendable (RequestParts) -> String]
     private let predicates: [Matcher]
+    private var buckets: [Bucket] = []
     /// Keyed by the parts the key-based matchers compare, one string per matcher: hashing the parts costs less
     /// than joining them into one string first.
-    private var buckets: [[String]: Bucket] = [:]
+    private var bucketOfKey: [[String]: Int] = [:]
+    /// Buckets whose chapters are all spelled alike (the same method and URL text), by that spelling; empty
+    /// unless every key-based matcher reads only the method and the URL. A live request spelled exactly as it
+    /// was recorded, the common case, then finds its bucket without its URL being taken apart.
+    private var bucketOfSpelling: [Spelling: Int] = [:]
 
     private struct Bucket {
-        var chapters: [Int] = []
+        var chapters: [Int]
         /// Chapters before `head` are all played: the common case, consuming in order, stays O(1).
         var head = 0
+    }
+
+    /// A request's method and URL as text: two requests spelled alike have the same key for every matcher that
+    /// reads only those.
+    struct Spelling: Hashable {
+        let method: String
+        let url: String
+
+        init(_ recorded: RecordedRequest) {
+            method = recorded.method.uppercasedIfNeeded
+            url = recorded.url
+        }
+
+        /// Nil for a URL relative to a base: its text alone does not say what its parts are.
+        init?(_ request: URLRequest) {
+            guard let url = request.url, url.baseURL == nil else { return nil }
+            method = (request.httpMethod ?? "GET").uppercasedIfNeeded
+            self.url = url.absoluteString
+        }
     }
 
     /// - Parameter requests: the recorded request of each chapter, by chapter position.
     init(matchers: [Matcher], requests: [RecordedRequest]) {
         var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
+        var keysReadOnlyMethodAndURL = true
         for matcher in matchers {
-            if case let .key(key) = matcher.comparison { keyed.append(key) } else { predicates.append(matcher) }
+            if case let .key(key) = matcher.comparison {
+                keyed.append(key)
+                keysReadOnlyMethodAndURL = keysReadOnlyMethodAndURL && matcher.readsOnlyMethodAndURL
+            } else {
+                predicates.append(matcher)
+            }
         }
         self.keyed = keyed
         self.predicates = predicates
         for (position, request) in requests.enumerated() {
-            buckets[key(of: RequestParts(request)), default: Bucket()].chapters.append(position)
+            let key = key(of: RequestParts(request))
+            if let slot = bucketOfKey[key] {
+                buckets[slot].chapters.append(position)
+            } else {
+                bucketOfKey[key] = buckets.count
+                buckets.append(Bucket(chapters: [position]))
+            }
+        }
+        guard keysReadOnlyMethodAndURL else { return }
+        for (slot, bucket) in buckets.enumerated() {
+            let spelling = Spelling(requests[bucket.chapters[0]])
+            // A bucket holding several spellings (`?a=1&b=2` and `?b=2&a=1`) is found through its key, so that
+            // its chapters still replay in tape order whichever spelling comes first.
+            if bucket.chapters.dropFirst().allSatisfy({ Spelling(requests[$0]) == spelling }) {
+                bucketOfSpelling[spelling] = slot
+            }
         }
     }
 
@@ -41,20 +86,27 @@ struct MatchIndex {
 
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
     mutating func firstMatch(
-        for request: RequestParts,
+        for request: URLRequest,
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
-        // One hash of the key; the bucket is advanced in place.
-        guard let slot = buckets.index(forKey: key(of: request)) else { return nil }
-        var head = buckets.values[slot].head
-        let chapters = buckets.values[slot].chapters
+        var parts: RequestParts?
+        func liveParts() -> RequestParts {
+            if let parts { return parts }
+            let made = RequestParts(request)
+            parts = made
+            return made
+        }
+        let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
+        guard let slot = bySpelling ?? bucketOfKey[key(of: liveParts())] else { return nil }
+        var head = buckets[slot].head
+        let chapters = buckets[slot].chapters
         while head < chapters.count, isPlayed(chapters[head]) { head += 1 }
-        buckets.values[slot].head = head
+        buckets[slot].head = head
         for position in chapters[head...] where !isPlayed(position) {
             if predicates.isEmpty { return position }
             let recorded = recordedRequest(position)
-            if predicates.allSatisfy({ $0.matches(request, recorded) }) { return position }
+            if predicates.allSatisfy({ $0.matches(liveParts(), recorded) }) { return position }
         }
         return nil
     }

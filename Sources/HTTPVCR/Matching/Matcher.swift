@@ -17,6 +17,9 @@ import FoundationNetworking
 public struct Matcher: Sendable, CustomStringConvertible {
     public let name: String
     let comparison: Comparison
+    /// The key depends on nothing but the method and the URL's text: two requests with the same method and URL
+    /// text have the same key. Lets the match index skip taking the URL apart.
+    let readsOnlyMethodAndURL: Bool
 
     enum Comparison: Sendable {
         /// Two requests match when their keys are equal. Keys let a cassette index its chapters, so that
@@ -29,13 +32,11 @@ public struct Matcher: Sendable, CustomStringConvertible {
 
     /// A matcher from a comparison of the live request with a recorded one.
     public init(name: String, matches: @escaping @Sendable (_ request: URLRequest, _ recorded: URLRequest) -> Bool) {
-        self.name = name
-        self.comparison = .predicate(matches)
+        self.init(name: name, comparison: .predicate(matches))
     }
 
-    init(name: String, key: @escaping @Sendable (RequestParts) -> String) {
-        self.name = name
-        self.comparison = .key(key)
+    init(name: String, readsOnlyMethodAndURL: Bool = true, key: @escaping @Sendable (RequestParts) -> String) {
+        self.init(name: name, comparison: .key(key), readsOnlyMethodAndURL: readsOnlyMethodAndURL)
     }
 
     /// The matcher registered under `name` (a built-in or one added with ``VCR/registerMatcher(_:_:)``).
@@ -43,9 +44,10 @@ public struct Matcher: Sendable, CustomStringConvertible {
         Matcher(name: name, comparison: .named)
     }
 
-    private init(name: String, comparison: Comparison) {
+    private init(name: String, comparison: Comparison, readsOnlyMethodAndURL: Bool = false) {
         self.name = name
         self.comparison = comparison
+        self.readsOnlyMethodAndURL = readsOnlyMethodAndURL
     }
 
     /// Whether `request` matches `recorded` for this matcher. An unknown `.named` matcher matches nothing.
@@ -104,12 +106,12 @@ extension Matcher {
         return parts.query.split(separator: "&", omittingEmptySubsequences: true).sorted().joined(separator: "&")
     }
     /// Every header field, names case-insensitively, values exactly.
-    public static let headers = Matcher(name: "headers") { parts in
+    public static let headers = Matcher(name: "headers", readsOnlyMethodAndURL: false) { parts in
         parts.headers.map { "\($0.key.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
     }
     /// The body: JSON and form bodies compared structurally, gzip and deflate bodies decoded first, anything
     /// else byte for byte.
-    public static let body = Matcher(name: "body") { BodyNormalization.key(for: $0) }
+    public static let body = Matcher(name: "body", readsOnlyMethodAndURL: false) { BodyNormalization.key(for: $0) }
 
     /// The built-ins, by name.
     static let builtIn: [String: Matcher] = Dictionary(

@@ -201,11 +201,10 @@ public final class Cassette: @unchecked Sendable {
     func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
         let decision: Decision = withLock {
             if recordMode == .all { return .record }
-            let parts = RequestParts(request)
-            if startReplay(of: parts, to: receiver) { return .replaying }
+            if startReplay(of: request, to: receiver) { return .replaying }
             if !isWriteProtected { return .record }
             return .refuse(VCRError(.noMatch, Mismatch.message(
-                request: parts,
+                request: RequestParts(request),
                 cassettePath: url.path,
                 recordMode: recordMode,
                 matchers: configuration.matchers,
@@ -220,13 +219,13 @@ public final class Cassette: @unchecked Sendable {
     /// Replays `request` if it matches an unplayed recording; never records or refuses. Used to follow
     /// redirect hops that a tape holds as separate requests.
     func replayIfMatched(_ request: URLRequest, to receiver: any SceneReceiver) -> Bool {
-        let started = withLock { recordMode != .all && startReplay(of: RequestParts(request), to: receiver) }
+        let started = withLock { recordMode != .all && startReplay(of: request, to: receiver) }
         deliveries.drain()
         return started
     }
 
     /// Call with the lock held.
-    private func startReplay(of request: RequestParts, to receiver: any SceneReceiver) -> Bool {
+    private func startReplay(of request: URLRequest, to receiver: any SceneReceiver) -> Bool {
         let position = index.firstMatch(
             for: request,
             recordedRequest: { RequestParts(loadedRequests[$0]) },
