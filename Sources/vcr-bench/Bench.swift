@@ -9,6 +9,8 @@ import HTTPVCR
 struct Bench {
     let options: Options
     let directory: URL
+    /// The CPU the process runs on, when it is pinned to one (see ``CPUPinning``).
+    let pinnedCPU: Int?
     var table = Table()
     var ratios: [String: Double] = [:]
     /// The same ratios from CPU time per request, for reading a noisy run (not in the JSON).
@@ -19,12 +21,13 @@ struct Bench {
     static let reference = 1_000
     static let smallest = 100
 
-    init(options: Options, directory: URL) {
+    init(options: Options, directory: URL, pinnedCPU: Int?) {
         self.options = options
         self.directory = directory
+        self.pinnedCPU = pinnedCPU
     }
 
-    static func main(_ arguments: [String]) async -> Int32 {
+    static func main(_ arguments: [String], pinnedCPU: Int?) async -> Int32 {
         let options: Options
         do {
             options = try Options.parse(arguments)
@@ -45,7 +48,7 @@ struct Bench {
         let directory = options.workDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("vcr-bench-\(UUID().uuidString)")
         defer { if options.workDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
-        var bench = Bench(options: options, directory: directory)
+        var bench = Bench(options: options, directory: directory, pinnedCPU: pinnedCPU)
         do {
             if let profile = options.profile {
                 try await bench.profile(profile)
@@ -72,7 +75,9 @@ struct Bench {
         if options.includes(.record) { try await record() }
 
         print("vcr-bench\(options.quick ? " --quick" : ""): \(options.runs) runs per row (table: median, min, max); "
-            + "\(ProcessInfo.processInfo.activeProcessorCount) CPUs; cassettes of 512-byte GET responses with distinct URLs")
+            + "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, "
+            + (pinnedCPU.map { "pinned to CPU \($0) (--no-pin to use all)" } ?? "not pinned")
+            + "; cassettes of 512-byte GET responses with distinct URLs")
         print(table.render())
         print("")
         let targets = [
@@ -373,32 +378,45 @@ struct Bench {
         let floor = find(nil, .momentary, 1)
         let replay = find(Self.reference, .chronological, 1)
         cpuRatios["replay_vs_floor"] = Stats.median(floor.cpuSamples) / Stats.median(replay.cpuSamples)
-        let sandwiches = try await replayBetweenFloors(requests: requests, floor: floorSession, vcr: vcrSession)
-        table.add(sandwiches)
-        ratios["replay_vs_floor"] = sandwiches.median
+        let floorRow = ReplayRow(row: floor, size: nil, mode: .momentary, width: 1)
+        let replayRow = ReplayRow(row: replay, size: Self.reference, mode: .chronological, width: 1)
+        let vsFloor = try await sandwiched(
+            replayRow, between: floorRow, "replay / floor, each between two floor samples",
+            requests: requests, floor: floorSession, vcr: vcrSession
+        )
+        table.add(vsFloor)
+        ratios["replay_vs_floor"] = vsFloor.median
+
         cpuRatios["replay_10k_vs_100"] = Stats.median(find(Self.largest, .chronological, 1).cpuSamples)
             / Stats.median(find(Self.smallest, .chronological, 1).cpuSamples)
-        ratios["replay_10k_vs_100"] = find(Self.smallest, .chronological, 1).pairedRatio(to: find(Self.largest, .chronological, 1))
+        let smallRow = ReplayRow(row: find(Self.smallest, .chronological, 1), size: Self.smallest, mode: .chronological, width: 1)
+        let largeRow = ReplayRow(row: find(Self.largest, .chronological, 1), size: Self.largest, mode: .chronological, width: 1)
+        var largeVsSmall = try await sandwiched(
+            largeRow, between: smallRow, "per-request time, \(Self.largest) / \(Self.smallest), each between two",
+            requests: requests, floor: floorSession, vcr: vcrSession
+        )
+        // Throughput ratios turned into per-request time ratios, as the target is written.
+        largeVsSmall.samples = largeVsSmall.samples.map { 1 / $0 }
+        table.add(largeVsSmall)
+        ratios["replay_10k_vs_100"] = largeVsSmall.median
     }
 
-    /// `replay_vs_floor`, measured on its own: each replay sample (1,000 interactions, sequential, chronological)
-    /// between two floor samples, against their mean. The table's rows are sampled several rows apart, and a
-    /// slow stretch of a shared machine can land on one and not the other; a sandwich cancels a slow stretch
-    /// that comes or goes during it.
-    private func replayBetweenFloors(requests: [Int: [URLRequest]], floor: URLSession, vcr: URLSession) async throws -> Row {
-        let floorRow = ReplayRow(row: Row("floor", n: "", unit: .requestsPerSecond), size: nil, mode: .momentary, width: 1)
-        let replayRow = ReplayRow(row: Row("replay", n: "", unit: .requestsPerSecond), size: Self.reference, mode: .chronological, width: 1)
+    /// A target ratio measured on its own: each sample of `measured` taken between two samples of `reference`,
+    /// against their mean (throughput over throughput). Rows of the table are sampled several rows apart, and
+    /// a slow stretch of a shared machine can land on one and not the other; a sample between two reference
+    /// samples cancels a slow stretch that comes or goes during it.
+    private func sandwiched(
+        _ measured: ReplayRow, between reference: ReplayRow, _ name: String,
+        requests: [Int: [URLRequest]], floor: URLSession, vcr: URLSession
+    ) async throws -> Row {
         let count = options.runs * 3
-        var ratios = Row(
-            "replay / floor, each between two floors", n: "\(Self.reference)", unit: .ratio,
-            note: "replay_vs_floor: median of \(count)"
-        )
-        var before = try await sample(floorRow, requests: requests, floor: floor, vcr: vcr).0
+        var ratios = Row(name, n: measured.row.n, unit: .ratio, note: "median of \(count)")
+        var before = try await sample(reference, requests: requests, floor: floor, vcr: vcr).0
         for index in 1...count {
-            progress("replay: replay between floors, \(index) of \(count)")
-            let replay = try await sample(replayRow, requests: requests, floor: floor, vcr: vcr).0
-            let after = try await sample(floorRow, requests: requests, floor: floor, vcr: vcr).0
-            ratios.samples.append(replay / ((before + after) / 2))
+            progress("replay: \(name), \(index) of \(count)")
+            let value = try await sample(measured, requests: requests, floor: floor, vcr: vcr).0
+            let after = try await sample(reference, requests: requests, floor: floor, vcr: vcr).0
+            ratios.samples.append(value / ((before + after) / 2))
             before = after
         }
         return ratios

@@ -40,7 +40,8 @@ struct Options: Sendable {
     func includes(_ section: Section) -> Bool { sections.isEmpty || sections.contains(section) }
 
     static let usage = """
-        Usage: vcr-bench [--quick] [--runs N] [--server URL] [--only SECTION[,SECTION...]] [--dir PATH] [--verbose]
+        Usage: vcr-bench [--quick] [--runs N] [--server URL] [--only SECTION[,SECTION...]] [--dir PATH] [--no-pin]
+                         [--verbose]
                vcr-bench --profile WHAT [--size N]
 
         Measures HTTPVCR against its floors in one process and prints a table (median of several runs, with
@@ -53,6 +54,8 @@ struct Options: Sendable {
                            HTTPBIN_URL environment variable. Without one the recording rows are skipped.
           --only SECTIONS  run only some sections: replay, io, memory, record (comma-separated)
           --dir PATH       generate the cassettes here and keep them (default: a temporary folder, removed)
+          --no-pin         run on every CPU instead of one (Linux pins the process to one CPU by default:
+                           thread handovers between CPUs make timings swing by a factor of two)
           --verbose        log every sample to stderr as it is taken
           -h, --help       this text
 
@@ -78,6 +81,8 @@ struct Options: Sendable {
                 options.quick = true
             case "--verbose":
                 options.verbose = true
+            case "--no-pin":
+                break  // acted on in main.swift, before the first thread starts
             case "--runs":
                 let text = try value(for: argument)
                 guard let runs = Int(text), runs > 0 else { throw UsageError("--runs needs a positive number, not \(text)") }

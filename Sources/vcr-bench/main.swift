@@ -11,8 +11,10 @@ final class ExitStatus: @unchecked Sendable {
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
 let arguments = Array(CommandLine.arguments.dropFirst())
+// Before the first task starts a thread: see CPUPinning.
+let pinnedCPU = arguments.contains("--no-pin") ? nil : CPUPinning.pinToOneCPU()
 Task.detached {
-    status.code = await Bench.main(arguments)
+    status.code = await Bench.main(arguments, pinnedCPU: pinnedCPU)
     finished.signal()
 }
 finished.wait()
