@@ -197,7 +197,7 @@ enum TapeDiff {
 
     private static func headers(_ x: [HTTPHeader], _ y: [HTTPHeader], as name: String, into lines: inout [String]) {
         var names: [String] = []
-        for header in x + y where !names.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+        for header in x + y where !names.contains(where: { $0.equalsIgnoringASCIICase(header.name) }) {
             names.append(header.name)
         }
         for headerName in names where x[field: headerName] != y[field: headerName] {

@@ -95,7 +95,7 @@ enum HARFormat {
                 value = try header.string("value")
             }
             guard !name.hasPrefix(":") else { continue }
-            if let existing = result.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+            if let existing = result.firstIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) {
                 result[existing].value += ", " + value
             } else {
                 result.append(HTTPHeader(name, value))

@@ -75,7 +75,7 @@ enum RequestFilter {
         case let .replacing(replacements)?:
             let names = request.allHTTPHeaderFields?.keys.map { $0 } ?? []
             for (name, value) in replacements {
-                for existing in names where existing.caseInsensitiveCompare(name) == .orderedSame {
+                for existing in names where existing.equalsIgnoringASCIICase(name) {
                     request.setValue(value, forHTTPHeaderField: existing)
                 }
             }

@@ -107,7 +107,7 @@ struct TapeRedaction {
         }
         // A custom headers filter may add fields.
         let added = (filtered.allHTTPHeaderFields ?? [:]).filter { name, _ in
-            !recorded.headers.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            !recorded.headers.contains { $0.name.equalsIgnoringASCIICase(name) }
         }
         headers.append(contentsOf: [HTTPHeader](added))
         result.headers = headers
@@ -176,7 +176,7 @@ struct TapeRedaction {
     private func filterURLs(_ response: inout RecordedResponse, request: URLRequest) {
         response.url = RequestFilter.filter(urlString: response.url, of: request, with: configuration)
         for index in response.headers.indices
-        where response.headers[index].name.caseInsensitiveCompare("Location") == .orderedSame {
+        where response.headers[index].name.equalsIgnoringASCIICase("Location") {
             response.headers[index].value = RequestFilter.filter(
                 urlString: response.headers[index].value,
                 of: request,
@@ -187,7 +187,7 @@ struct TapeRedaction {
 
     private func replaceHeaders(_ headers: inout [HTTPHeader]) {
         for (name, replacement) in responseHeaders {
-            let matches = { (header: HTTPHeader) in header.name.caseInsensitiveCompare(name) == .orderedSame }
+            let matches = { (header: HTTPHeader) in header.name.equalsIgnoringASCIICase(name) }
             if let replacement {
                 for index in headers.indices where matches(headers[index]) { headers[index].value = replacement }
             } else {

@@ -4,7 +4,7 @@ import Foundation
 /// `caseInsensitiveCompare` or `lowercased()` costs a bridge to NSString or a new string on every request.
 extension StringProtocol {
     /// Equal when ASCII letters are folded; other bytes must be identical.
-    func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+    package func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs in Self.equalFoldingASCII(lhs, rhs) }

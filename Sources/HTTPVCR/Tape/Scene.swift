@@ -94,9 +94,9 @@ public struct HTTPHeader: Sendable, Equatable, Hashable {
 extension Array where Element == HTTPHeader {
     /// The value of the first field with this name, compared case-insensitively.
     public subscript(field name: String) -> String? {
-        get { first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        get { first { $0.name.equalsIgnoringASCIICase(name) }?.value }
         set {
-            let matches = { (header: HTTPHeader) in header.name.caseInsensitiveCompare(name) == .orderedSame }
+            let matches = { (header: HTTPHeader) in header.name.equalsIgnoringASCIICase(name) }
             guard let newValue else { return removeAll(where: matches) }
             if let index = firstIndex(where: matches) {
                 self[index].value = newValue
