@@ -104,6 +104,18 @@ public enum HTTPBin {
         return count
     }
 
+    /// The request count once this process's requests to `paths` since `count` are all in the log (one line
+    /// each, up to `timeout` seconds), and the log has settled. The server writes a line when it finishes a
+    /// request, which can be long after the client had its answer or gave up: a recorded `/drip` or a timed-out
+    /// `/delay` must not be logged inside the window of the replay that follows.
+    public static func requestCount(onceLogged paths: [String], since count: Int, timeout: TimeInterval = 5) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try requests(since: count, to: paths).count < paths.count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return try settledRequestCount()
+    }
+
     /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns
     /// the count then (less than `n` if the timeout ran out, for the caller to check).
     @discardableResult

@@ -26,13 +26,15 @@ extension VCRTests {
             _ body: (Cassette) async throws -> T
         ) async throws -> (recorded: T, replayed: T, tape: Tape) {
             let folder = try TemporaryFolder()
+            let beforeRecording = try HTTPBin.settledRequestCount()
             let recorded = try await withCassette(name, in: folder.path, configure, body)
             let file = folder.url.appendingPathComponent(name).appendingPathExtension(name.hasSuffix(".plist") ? "" : "json")
             let path = name.hasSuffix(".plist") ? folder.url.appendingPathComponent(name) : file
             let (tape, _) = try CassetteFile.read(at: path)
-            let before = try HTTPBin.settledRequestCount()
+            let targets = HTTPBin.targets(of: tape)
+            let before = try HTTPBin.requestCount(onceLogged: targets, since: beforeRecording)
             let replayed = try await withCassette(name, in: folder.path, configure, body)
-            let sent = try HTTPBin.requests(since: before, to: HTTPBin.targets(of: tape))
+            let sent = try HTTPBin.requests(since: before, to: targets)
             #expect(sent.isEmpty, "replay reached the server: \(sent)")
             return (recorded, replayed, tape)
         }
