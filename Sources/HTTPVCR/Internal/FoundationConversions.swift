@@ -27,7 +27,8 @@ extension RecordedResponse {
     init(_ response: HTTPURLResponse, httpVersion: String = "HTTP/1.1") {
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
-            headers["\(name)"] = "\(value)"
+            // Always strings in practice; interpolation would describe them through reflection.
+            headers[name as? String ?? "\(name)"] = value as? String ?? "\(value)"
         }
         self.init(
             url: response.url?.absoluteString ?? "",

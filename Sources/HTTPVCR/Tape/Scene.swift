@@ -118,8 +118,10 @@ extension Array where Element == HTTPHeader {
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
     public init(_ dictionary: [String: String]) {
+        // Each name lowercased once, not at every comparison; names equal but for case keep a fixed order too.
         self = dictionary
-            .map { HTTPHeader($0.key, $0.value) }
-            .sorted { $0.name.lowercased() < $1.name.lowercased() }
+            .map { (sortKey: $0.key.lowercasedIfNeeded, header: HTTPHeader($0.key, $0.value)) }
+            .sorted { ($0.sortKey, $0.header.name) < ($1.sortKey, $1.header.name) }
+            .map(\.header)
     }
 }
