@@ -380,10 +380,11 @@ struct Bench {
         cpuRatios["replay_vs_floor"] = Stats.median(floor.cpuSamples) / Stats.median(replay.cpuSamples)
         let floorRow = ReplayRow(row: floor, size: nil, mode: .momentary, width: 1)
         let replayRow = ReplayRow(row: replay, size: Self.reference, mode: .chronological, width: 1)
-        let vsFloor = try await sandwiched(
-            replayRow, between: floorRow, "replay / floor, each between two floor samples",
-            requests: requests, floor: floorSession, vcr: vcrSession
-        )
+        let vsFloor = try await sandwiched("replay / floor, each between two floor samples", n: replay.n) {
+            try await sample(replayRow, requests: requests, floor: floorSession, vcr: vcrSession).0
+        } between: {
+            try await sample(floorRow, requests: requests, floor: floorSession, vcr: vcrSession).0
+        }
         table.add(vsFloor)
         ratios["replay_vs_floor"] = vsFloor.median
 
@@ -392,9 +393,12 @@ struct Bench {
         let smallRow = ReplayRow(row: find(Self.smallest, .chronological, 1), size: Self.smallest, mode: .chronological, width: 1)
         let largeRow = ReplayRow(row: find(Self.largest, .chronological, 1), size: Self.largest, mode: .chronological, width: 1)
         var largeVsSmall = try await sandwiched(
-            largeRow, between: smallRow, "per-request time, \(Self.largest) / \(Self.smallest), each between two",
-            requests: requests, floor: floorSession, vcr: vcrSession
-        )
+            "per-request time, \(Self.largest) / \(Self.smallest), each between two", n: largeRow.row.n
+        ) {
+            try await sample(largeRow, requests: requests, floor: floorSession, vcr: vcrSession).0
+        } between: {
+            try await sample(smallRow, requests: requests, floor: floorSession, vcr: vcrSession).0
+        }
         // Throughput ratios turned into per-request time ratios, as the target is written.
         largeVsSmall.samples = largeVsSmall.samples.map { 1 / $0 }
         table.add(largeVsSmall)
@@ -406,16 +410,17 @@ struct Bench {
     /// a slow stretch of a shared machine can land on one and not the other; a sample between two reference
     /// samples cancels a slow stretch that comes or goes during it.
     private func sandwiched(
-        _ measured: ReplayRow, between reference: ReplayRow, _ name: String,
-        requests: [Int: [URLRequest]], floor: URLSession, vcr: URLSession
+        _ name: String, n: String,
+        _ measured: () async throws -> Double,
+        between reference: () async throws -> Double
     ) async throws -> Row {
         let count = options.runs * 3
-        var ratios = Row(name, n: measured.row.n, unit: .ratio, note: "median of \(count)")
-        var before = try await sample(reference, requests: requests, floor: floor, vcr: vcr).0
+        var ratios = Row(name, n: n, unit: .ratio, note: "median of \(count)")
+        var before = try await reference()
         for index in 1...count {
-            progress("replay: \(name), \(index) of \(count)")
-            let value = try await sample(measured, requests: requests, floor: floor, vcr: vcr).0
-            let after = try await sample(reference, requests: requests, floor: floor, vcr: vcr).0
+            progress("\(name), \(index) of \(count)")
+            let value = try await measured()
+            let after = try await reference()
             ratios.samples.append(value / ((before + after) / 2))
             before = after
         }
@@ -513,8 +518,17 @@ struct Bench {
             recordRow.cpuSamples.append(requestCPU * 1e6 / Double(count))
             saveRow.samples.append(saveTime * 1000)
         }
-        for row in [directRow, recordRow, saveRow] { table.add(row) }
-        ratios["record_vs_direct"] = directRow.pairedRatio(to: recordRow)
+        var sandwichIndex = 0
+        var recordVsDirect = try await sandwiched("per-request time, record / direct, each between two", n: "\(count)") {
+            sandwichIndex += 1
+            return Double(count) / (try await recordSample(vcr, requests, name: "record-between-\(sandwichIndex)").0)
+        } between: {
+            Double(count) / (try await runSequential(direct, requests, expectedBytes: 512))
+        }
+        // Throughput ratios turned into per-request time ratios, as the target is written.
+        recordVsDirect.samples = recordVsDirect.samples.map { 1 / $0 }
+        for row in [directRow, recordRow, saveRow, recordVsDirect] { table.add(row) }
+        ratios["record_vs_direct"] = recordVsDirect.median
     }
 
     /// Records `requests` into a new cassette; returns the seconds the requests took, the CPU seconds they
