@@ -25,16 +25,19 @@ extension RecordedRequest {
 
 extension RecordedResponse {
     init(_ response: HTTPURLResponse, httpVersion: String = "HTTP/1.1") {
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            // Always strings in practice; interpolation would describe them through reflection.
-            headers[name as? String ?? "\(name)"] = value as? String ?? "\(value)"
+        // Names are unique already: straight into the list, without a dictionary in between. They are always
+        // strings in practice; interpolation would describe them through reflection.
+        let fields = response.allHeaderFields
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            headers.append(HTTPHeader(name as? String ?? "\(name)", value as? String ?? "\(value)"))
         }
         self.init(
             url: response.url?.absoluteString ?? "",
             statusCode: response.statusCode,
             httpVersion: httpVersion,
-            headers: [HTTPHeader](headers)
+            headers: headers.sortedByName()
         )
     }
 

@@ -118,9 +118,13 @@ extension Array where Element == HTTPHeader {
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
     public init(_ dictionary: [String: String]) {
-        // Each name lowercased once, not at every comparison; names equal but for case keep a fixed order too.
-        self = dictionary
-            .map { (sortKey: $0.key.lowercasedIfNeeded, header: HTTPHeader($0.key, $0.value)) }
+        self = dictionary.map { HTTPHeader($0.key, $0.value) }.sortedByName()
+    }
+
+    /// Sorted by name case-insensitively, names equal but for case in a fixed order too. Each name is
+    /// lowercased once, not at every comparison.
+    func sortedByName() -> [HTTPHeader] {
+        map { (sortKey: $0.name.lowercasedIfNeeded, header: $0) }
             .sorted { ($0.sortKey, $0.header.name) < ($1.sortKey, $1.header.name) }
             .map(\.header)
     }
