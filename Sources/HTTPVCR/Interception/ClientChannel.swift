@@ -6,9 +6,10 @@ import FoundationNetworking
 /// Hands what the player or the recorder produces to the URL loading system's client, once, in order.
 ///
 /// On Linux the body is handed over in one `didLoad` just before the end, because swift-corelibs-foundation
-/// keeps only the last chunk for completion-handler and async callers. Redirect hops recorded as separate
-/// requests (3xx responses) are followed here, by matching the next hop on the cassette, because corelibs
-/// cannot take `wasRedirectedTo` from a protocol.
+/// keeps only the last chunk for completion-handler and async callers, and redirect hops are followed here
+/// (``RedirectHandling/followInProtocol``): corelibs cannot take `wasRedirectedTo` from a protocol. Where the
+/// loader can (``RedirectHandling/reportToClient``), each hop is reported and the rest of the request's chapter is
+/// relayed to the channel of the protocol the loader starts for the next request.
 final class ClientChannel: SceneReceiver, @unchecked Sendable {
     private let lock = NSLock()
     private var protocolInstance: VCRURLProtocol?
@@ -22,9 +23,33 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     /// Called when the client is gone, to stop a recording in flight.
     private var onStop: (@Sendable () -> Void)?
 
-    init(protocolInstance: VCRURLProtocol) {
+    let redirectHandling: RedirectHandling
+    /// Where a reported hop leaves the rest of its chapter. nil: hops are followed here, even when reported
+    /// ones could be (a request that bypasses the cassette).
+    private var handoffs: RedirectHandoffs?
+    /// Held while relaying, so that what was relayed reaches the next channel in order.
+    private let relayLock = NSLock()
+    /// Set once this channel reported a hop: what comes after belongs to the next request's channel.
+    private var relay: Relay?
+
+    private struct Relay {
+        var successor: ClientChannel?
+        var pending: [Input] = []
+    }
+
+    /// What a channel is handed, in the form it is relayed in.
+    private enum Input {
+        case response(HTTPURLResponse, isRecorded: Bool)
+        case redirect(HTTPURLResponse, to: URL, method: String?)
+        case data(Data)
+        case finish
+        case fail(any Error)
+    }
+
+    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling) {
         self.protocolInstance = protocolInstance
         self.originalURL = protocolInstance.request.url
+        self.redirectHandling = redirectHandling
     }
 
     /// The client's protocol and the client, unless the load was stopped.
@@ -39,6 +64,9 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         lock.lock()
         isStopped = true
         protocolInstance = nil
+        lock.unlock()
+        if isHandedOff { return }  // the next request's protocol goes on with it; its own stop ends it
+        lock.lock()
         let onStop = self.onStop
         self.onStop = nil
         lock.unlock()
@@ -47,7 +75,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     func whenStopped(_ action: @escaping @Sendable () -> Void) {
         lock.lock()
-        let stopped = isStopped
+        let stopped = isStopped && !isHandedOff
         if !stopped { onStop = action }
         lock.unlock()
         if stopped { action() }
@@ -57,8 +85,14 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     func receive(_ event: Scene.Event) {
         switch event {
-        case .request, .redirect:
-            break  // the hops were followed when recorded; the client gets the final response
+        case .request:
+            break
+        case let .redirect(hop, next):
+            // Followed when recorded: the client gets the final response, unless hops are reported.
+            guard redirectHandling == .reportToClient, let url = URL(string: next.url),
+                  let response = hop.httpURLResponse(fallbackURL: originalURL)
+            else { break }
+            redirected(response, to: url, method: next.method)
         case let .response(recorded):
             guard let response = recorded.httpURLResponse(fallbackURL: originalURL) else {
                 return fail(VCRError(.malformedCassette, "A recorded response has no usable URL: \(recorded.url)"))
@@ -77,11 +111,25 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     /// While recording, the recorder's session has followed the hops already: a 3xx is final.
     func deliver(response: HTTPURLResponse, isRecorded: Bool = false) {
-        if !isRecorded, Self.isRedirect(response), redirectTarget(of: response) != nil {
-            lock.lock()
-            heldRedirect = response
-            lock.unlock()
-            return
+        if relayed(.response(response, isRecorded: isRecorded)) { return }
+        if !isRecorded, Self.isRedirect(response), let target = redirectTarget(of: response) {
+            // A hop a foreign tape holds as a request of its own.
+            switch redirectHandling {
+            case .followInProtocol:
+                lock.lock()
+                heldRedirect = response
+                lock.unlock()
+                return
+            case .reportToClient:
+                // The loader asks the delegate, then loads the next request (matched on the tape like any
+                // other) or ends with this 3xx, its body and the finish that follow.
+                guard let original = liveRequest else { return }
+                let next = RedirectHandoffs.request(following: original, status: response.statusCode, to: target)
+                return toClient { instance, client in
+                    client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response)
+                    client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
+                }
+            }
         }
         toClient { instance, client in
             client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
@@ -89,6 +137,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     }
 
     func deliver(data: Data) {
+        if relayed(.data(data)) { return }
         lock.lock()
         if heldRedirect != nil {
             lock.unlock()
@@ -103,7 +152,30 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         #endif
     }
 
+    /// A hop of a chapter: reported to the client when hops are reported, else nothing to do (the client gets
+    /// the final response). The rest of the chapter waits for the protocol that loads `target`.
+    func redirected(_ hop: HTTPURLResponse, to target: URL, method: String?) {
+        guard redirectHandling == .reportToClient else { return }
+        if relayed(.redirect(hop, to: target, method: method)) { return }
+        lock.lock()
+        let handoffs = self.handoffs
+        lock.unlock()
+        guard let handoffs, let original = liveRequest else { return }
+        let next = RedirectHandoffs.request(following: original, status: hop.statusCode, to: target, method: method)
+        relayLock.lock()
+        relay = Relay()
+        relayLock.unlock()
+        handoffs.expect(next, continuing: self)
+        toClient(ending: true) { instance, client in
+            client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: hop)
+            // Ignored once the loader follows the hop; the task's outcome when the delegate refuses it.
+            client.urlProtocol(instance, didReceive: hop, cacheStoragePolicy: .notAllowed)
+            client.urlProtocolDidFinishLoading(instance)
+        }
+    }
+
     func finish() {
+        if relayed(.finish) { return }
         lock.lock()
         let redirect = heldRedirect
         heldRedirect = nil
@@ -121,6 +193,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     }
 
     func fail(_ error: any Error) {
+        if relayed(.fail(error)) { return }
         lock.lock()
         let body = bufferedBody
         bufferedBody = Data()
@@ -130,6 +203,13 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             if !body.isEmpty { client.urlProtocol(instance, didLoad: body) }
             client.urlProtocol(instance, didFailWithError: error)
         }
+    }
+
+    /// The request as the client sent it, unless the load was stopped.
+    private var liveRequest: URLRequest? {
+        lock.lock()
+        defer { lock.unlock() }
+        return isStopped ? nil : protocolInstance?.request
     }
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
@@ -151,7 +231,61 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         }
     }
 
-    // MARK: Redirects recorded as separate requests
+    // MARK: Reported hops
+
+    /// Hops of this request's chapter are reported to the client and continued through `handoffs`.
+    func reportRedirects(to handoffs: RedirectHandoffs) {
+        guard redirectHandling == .reportToClient else { return }
+        lock.lock()
+        self.handoffs = handoffs
+        lock.unlock()
+    }
+
+    /// `successor` serves the request this channel's reported hop led to: it gets what was held back, then
+    /// everything that follows, and stopping it stops what this channel would have stopped.
+    func handOff(to successor: ClientChannel) {
+        lock.lock()
+        let onStop = self.onStop
+        self.onStop = nil
+        lock.unlock()
+        if let onStop { successor.whenStopped(onStop) }
+        relayLock.lock()
+        defer { relayLock.unlock() }
+        let pending = relay?.pending ?? []
+        relay?.pending = []
+        relay?.successor = successor
+        for input in pending { successor.accept(input) }
+    }
+
+    private var isHandedOff: Bool {
+        guard redirectHandling == .reportToClient else { return false }
+        relayLock.lock()
+        defer { relayLock.unlock() }
+        return relay != nil
+    }
+
+    /// Relays `input` to the next request's channel, or holds it until there is one. False when this channel
+    /// has reported no hop and handles `input` itself.
+    private func relayed(_ input: Input) -> Bool {
+        guard redirectHandling == .reportToClient else { return false }
+        relayLock.lock()
+        defer { relayLock.unlock() }
+        guard relay != nil else { return false }
+        if let successor = relay?.successor { successor.accept(input) } else { relay?.pending.append(input) }
+        return true
+    }
+
+    private func accept(_ input: Input) {
+        switch input {
+        case let .response(response, isRecorded): deliver(response: response, isRecorded: isRecorded)
+        case let .redirect(hop, target, method): redirected(hop, to: target, method: method)
+        case let .data(data): deliver(data: data)
+        case .finish: finish()
+        case let .fail(error): fail(error)
+        }
+    }
+
+    // MARK: Redirects recorded as separate requests, followed here
 
     private static func isRedirect(_ response: HTTPURLResponse) -> Bool {
         [301, 302, 303, 307, 308].contains(response.statusCode)
@@ -173,15 +307,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         guard !tooMany, let original, let target = redirectTarget(of: redirect), let cassette = VCR.cassette else {
             return false
         }
-        var next = original
-        next.url = target
-        let method = (original.httpMethod ?? "GET").uppercased()
-        if redirect.statusCode == 303 || ((redirect.statusCode == 301 || redirect.statusCode == 302) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
+        let next = RedirectHandoffs.request(following: original, status: redirect.statusCode, to: target)
         guard let filtered = cassette.filtered(next) else { return false }
         return cassette.replayIfMatched(filtered, to: self)
     }

@@ -132,6 +132,7 @@ final class Recording: @unchecked Sendable {
 
     func redirected(_ response: HTTPURLResponse, to request: URLRequest) {
         append(.redirect(response, request))
+        if let url = request.url { channel.redirected(response, to: url, method: request.httpMethod) }
     }
 
     func received(_ response: HTTPURLResponse) {

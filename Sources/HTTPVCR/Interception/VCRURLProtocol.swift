@@ -6,8 +6,9 @@ import FoundationNetworking
 /// The thin interception layer: decides whether a request is ours, filters it, asks the cassette for a match,
 /// and hands over to the player (replay), the recorder (record) or fails the task (refuse).
 ///
-/// Its state lives in a ``ClientChannel`` behind a lock; the class itself is not `Sendable`.
-final class VCRURLProtocol: URLProtocol {
+/// Its state lives in a ``ClientChannel`` behind a lock; the class itself is not `Sendable`. Not final: tests
+/// subclass it to drive the redirect handling of another platform.
+class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
     static let passThroughKey = "HTTPVCR.passThrough"
 
@@ -16,7 +17,11 @@ final class VCRURLProtocol: URLProtocol {
     /// Registers the class with the URL loading system, once.
     static func register() { registration }
 
-    private lazy var channel = ClientChannel(protocolInstance: self)
+    /// How redirect hops reach the client: reported where the loader takes `wasRedirectedTo` (Apple's), followed
+    /// inside the protocol where it does not (swift-corelibs-foundation).
+    class var redirectHandling: RedirectHandling { .platformDefault }
+
+    private lazy var channel = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling)
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme,
@@ -42,6 +47,12 @@ final class VCRURLProtocol: URLProtocol {
             ))
         }
         #endif
+        if channel.redirectHandling == .reportToClient, let cassette = VCR.cassette,
+           let previous = cassette.redirectHandoffs.take(for: request) {
+            // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
+            channel.reportRedirects(to: cassette.redirectHandoffs)
+            return previous.handOff(to: channel)
+        }
         var live = request
         switch RequestBody.read(request: request, task: task) {
         case let .success(body?) where live.httpBody == nil: live.httpBody = body
@@ -55,6 +66,7 @@ final class VCRURLProtocol: URLProtocol {
         guard let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
+        channel.reportRedirects(to: cassette.redirectHandoffs)
         switch cassette.play(filtered, to: channel) {
         case .replaying:
             break

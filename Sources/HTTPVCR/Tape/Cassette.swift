@@ -21,6 +21,9 @@ public final class Cassette: @unchecked Sendable {
     /// foreign cassette.
     public let isWriteProtected: Bool
 
+    /// Chapters waiting for the next request of a hop reported to the client (Apple platforms).
+    let redirectHandoffs = RedirectHandoffs()
+
     private let lock = NSLock()
     private let deliveries: DeliveryQueue
     /// The tape as loaded (empty in `.all` mode): the player's scenes, never edited.

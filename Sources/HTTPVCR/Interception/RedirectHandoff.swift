@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How a redirect hop reaches the URL loading system's client.
+enum RedirectHandling: Sendable {
+    /// Follow the chain inside the protocol and hand the client only the final response. Linux: corelibs traps
+    /// on `wasRedirectedTo` ("doesn't currently handle redirects directly").
+    case followInProtocol
+    /// Report each hop with `wasRedirectedTo`, then hand over the 3xx and finish, as Apple's loader expects: it
+    /// asks the session delegate, stops this protocol and starts a new one for the next request, or, when the
+    /// delegate refuses, ends the task with the 3xx.
+    case reportToClient
+
+    static var platformDefault: RedirectHandling {
+        #if canImport(FoundationNetworking)
+        .followInProtocol
+        #else
+        .reportToClient
+        #endif
+    }
+}
+
+/// Chapters whose rest is waiting for the request a reported hop leads to.
+///
+/// A tape keeps a request's hops in one chapter (the recorder's session followed them). When a hop is reported,
+/// the loader starts a new protocol for the next request; that protocol takes the chapter over from here instead
+/// of matching the request again, so the chapter plays on, and a recording in flight goes on, where it was.
+final class RedirectHandoffs: @unchecked Sendable {
+    private struct Key: Hashable {
+        let method: String
+        let url: String
+
+        init?(_ request: URLRequest) {
+            guard let url = request.url?.absoluteString else { return nil }
+            self.method = (request.httpMethod ?? "GET").uppercased()
+            self.url = url
+        }
+    }
+
+    private let lock = NSLock()
+    private var waiting: [Key: [ClientChannel]] = [:]
+
+    /// `channel` has reported a hop to `request`: the protocol that loads it continues the chapter.
+    func expect(_ request: URLRequest, continuing channel: ClientChannel) {
+        guard let key = Key(request) else { return }
+        lock.lock()
+        waiting[key, default: []].append(channel)
+        lock.unlock()
+    }
+
+    /// The channel whose chapter `request` continues, if a reported hop led to it; the oldest first.
+    func take(for request: URLRequest) -> ClientChannel? {
+        guard let key = Key(request) else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard var channels = waiting[key], !channels.isEmpty else { return nil }
+        let channel = channels.removeFirst()
+        waiting[key] = channels.isEmpty ? nil : channels
+        return channel
+    }
+
+    /// The request a client is redirected to: the live request with the hop's URL, as a browser would send it
+    /// (303, and 301/302 after a POST, become a GET without a body).
+    static func request(following original: URLRequest, status: Int, to url: URL, method recordedMethod: String? = nil) -> URLRequest {
+        var next = original
+        next.url = url
+        let method = (original.httpMethod ?? "GET").uppercased()
+        let becomesGet = status == 303 || ((status == 301 || status == 302) && method == "POST")
+        if becomesGet || (recordedMethod?.uppercased() == "GET" && method != "GET") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return next
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import HTTPVCR
+import HTTPBinTestSupport
+
+/// The protocol as Apple platforms get it: hops reported with `wasRedirectedTo` instead of followed inside.
+final class HopReportingProtocol: VCRURLProtocol {
+    override class var redirectHandling: RedirectHandling { .reportToClient }
+}
+
+/// Stands in for Apple's URL loading system, which corelibs cannot be here (its client traps on
+/// `wasRedirectedTo`). It does what Apple documents and what stub libraries rely on: on `wasRedirectedTo` it
+/// either follows the hop (stops the protocol, ignores anything that protocol says after, and starts a new one
+/// for the next request) or, like a delegate that refuses redirects, ignores the report and ends the task with
+/// the 3xx that follows it. Client calls arrive on its work queue, where `startLoading` runs.
+final class LoaderDouble: @unchecked Sendable {
+    struct Hop: Equatable {
+        let status: Int
+        let from: String
+        let to: String
+        let method: String
+    }
+
+    struct Outcome {
+        var hops: [Hop] = []
+        var response: HTTPURLResponse?
+        var body = Data()
+        var error: (any Error)?
+        var protocolsStarted = 0
+    }
+
+    let followsRedirects: Bool
+    private let queue = DispatchQueue(label: "LoaderDouble.work")
+    private let lock = NSLock()
+    private var current: URLProtocol?
+    private var outcome = Outcome()
+    private var continuation: CheckedContinuation<Outcome, Never>?
+
+    init(followsRedirects: Bool = true) {
+        self.followsRedirects = followsRedirects
+    }
+
+    func load(_ request: URLRequest) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            self.continuation = continuation
+            lock.unlock()
+            queue.async { self.start(request) }
+        }
+    }
+
+    private func start(_ request: URLRequest) {
+        let instance = HopReportingProtocol(request: request, cachedResponse: nil, client: Client(loader: self))
+        lock.lock()
+        current = instance
+        outcome.protocolsStarted += 1
+        lock.unlock()
+        instance.startLoading()
+    }
+
+    /// Whether `instance` is the protocol the loader listens to.
+    private func isCurrent(_ instance: URLProtocol) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return current === instance
+    }
+
+    fileprivate func redirected(_ instance: URLProtocol, to request: URLRequest, by response: URLResponse) {
+        guard isCurrent(instance), followsRedirects, let hop = response as? HTTPURLResponse else { return }
+        lock.lock()
+        outcome.hops.append(Hop(
+            status: hop.statusCode,
+            from: hop.url?.absoluteString ?? "",
+            to: request.url?.absoluteString ?? "",
+            method: request.httpMethod ?? "GET"
+        ))
+        current = nil
+        lock.unlock()
+        instance.stopLoading()
+        queue.async { self.start(request) }
+    }
+
+    fileprivate func received(_ instance: URLProtocol, _ response: URLResponse) {
+        guard isCurrent(instance) else { return }
+        lock.lock()
+        outcome.response = response as? HTTPURLResponse
+        lock.unlock()
+    }
+
+    fileprivate func loaded(_ instance: URLProtocol, _ data: Data) {
+        guard isCurrent(instance) else { return }
+        lock.lock()
+        outcome.body.append(data)
+        lock.unlock()
+    }
+
+    fileprivate func ended(_ instance: URLProtocol, error: (any Error)?) {
+        guard isCurrent(instance) else { return }
+        lock.lock()
+        outcome.error = error
+        current = nil
+        let continuation = self.continuation
+        self.continuation = nil
+        let outcome = self.outcome
+        lock.unlock()
+        instance.stopLoading()
+        continuation?.resume(returning: outcome)
+    }
+
+    private final class Client: NSObject, URLProtocolClient {
+        let loader: LoaderDouble
+        init(loader: LoaderDouble) { self.loader = loader }
+
+        func urlProtocol(_ p: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
+            loader.redirected(p, to: request, by: redirectResponse)
+        }
+        func urlProtocol(_ p: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {}
+        func urlProtocol(_ p: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy: URLCache.StoragePolicy) {
+            loader.received(p, response)
+        }
+        func urlProtocol(_ p: URLProtocol, didLoad data: Data) { loader.loaded(p, data) }
+        func urlProtocolDidFinishLoading(_ p: URLProtocol) { loader.ended(p, error: nil) }
+        func urlProtocol(_ p: URLProtocol, didFailWithError error: any Error) { loader.ended(p, error: error) }
+        func urlProtocol(_ p: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {}
+        func urlProtocol(_ p: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
+    }
+}
+
+extension VCRTests {
+    /// Redirect hops reported to the client one by one, as HTTPVCR does on Apple platforms, driven here through
+    /// ``LoaderDouble``: replayed from our own tapes (hops inside one chapter) and from VCR.py's (hops as
+    /// requests of their own), recorded against httpbin, and refused by the delegate.
+    @Suite struct ReportedRedirectTests {
+        static let cassettes = packageRoot.appendingPathComponent("Cassettes.bundle").path
+        static let committedBase = "http://127.0.0.1:18080"
+
+        /// The committed cassette, replayed only (never re-recorded from here).
+        func withCommittedCassette<T>(
+            _ playbackMode: PlaybackMode = .chronological,
+            _ body: (Cassette) async throws -> T
+        ) async throws -> T {
+            try await withCassette("Core/httpbin-traffic", in: Self.cassettes, {
+                $0.matchers = [.method, .path, .query]
+                $0.recordMode = .none
+                $0.playbackMode = playbackMode
+            }, body)
+        }
+
+        @Test(arguments: [PlaybackMode.chronological, .momentary])
+        func eachRecordedHopIsReportedThenTheChapterPlaysOn(_ mode: PlaybackMode) async throws {
+            let base = Self.committedBase
+            let outcome = try await withCommittedCassette(mode) { cassette in
+                let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
+                #expect(cassette.playCount == 1, "one chapter, played across three protocols")
+                return outcome
+            }
+            #expect(outcome.hops == [
+                .init(status: 302, from: "\(base)/redirect/2", to: "\(base)/relative-redirect/1", method: "GET"),
+                .init(status: 302, from: "\(base)/relative-redirect/1", to: "\(base)/get", method: "GET"),
+            ])
+            #expect(outcome.protocolsStarted == 3)
+            #expect(outcome.error == nil)
+            #expect(outcome.response?.statusCode == 200)
+            #expect(outcome.response?.url?.absoluteString == "\(base)/get")
+            #expect(outcome.body.json?["url"] as? String == "\(base)/get")
+        }
+
+        @Test func reportedHopsEndWithTheBytesFollowedHopsEndWith() async throws {
+            let url = URL(string: "\(Self.committedBase)/redirect/2")!
+            let reported = try await withCommittedCassette { _ in await LoaderDouble().load(URLRequest(url: url)) }
+            let followed = try await withCommittedCassette { _ in try await vcrSession().data(from: url) }
+            #expect(reported.body == followed.0)
+            #expect(reported.response?.url == followed.1.url)
+            #expect(reported.response?.allHeaderFields as? [String: String]
+                == (followed.1 as? HTTPURLResponse)?.allHeaderFields as? [String: String])
+        }
+
+        @Test func aRefusedHopEndsTheTaskWithTheRedirectResponse() async throws {
+            let base = Self.committedBase
+            let outcome = try await withCommittedCassette { _ in
+                await LoaderDouble(followsRedirects: false).load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
+            }
+            #expect(outcome.hops.isEmpty)
+            #expect(outcome.protocolsStarted == 1)
+            #expect(outcome.error == nil)
+            #expect(outcome.response?.statusCode == 302)
+            #expect(outcome.response?.url?.absoluteString == "\(base)/redirect/2")
+            #expect(outcome.response?.value(forHTTPHeaderField: "Location") == "/relative-redirect/1")
+        }
+
+        @Test func hopsStoredAsRequestsOfTheirOwnAreReportedAndMatched() async throws {
+            let base = "http://127.0.0.1:18765"
+            let folder = ForeignFormatTests.vcrpyFixture.deletingLastPathComponent().path
+            let outcome = try await withCassette("httpbin-basics.json", in: folder, { $0.recordMode = .none }) { cassette in
+                let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
+                #expect(cassette.playCount == 3, "the 302, the next 302 and the 200 are three recorded requests")
+                return outcome
+            }
+            #expect(outcome.hops.map(\.to) == ["\(base)/relative-redirect/1", "\(base)/get"])
+            #expect(outcome.protocolsStarted == 3)
+            #expect(outcome.response?.statusCode == 200)
+            #expect(outcome.response?.url?.absoluteString == "\(base)/get")
+            #expect(outcome.body.json?["url"] as? String == "\(base)/get")
+        }
+
+        @Test func aRecordingReportsEachHopAndGoesOnUnderTheNextProtocol() async throws {
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let url = try HTTPBin.url("/redirect/3")
+                let before = try HTTPBin.settledRequestCount()
+                let recorded = try await withCassette("hops", in: folder.path) { _ in
+                    await LoaderDouble().load(URLRequest(url: url))
+                }
+                #expect(recorded.error == nil)
+                #expect(recorded.hops.map(\.status) == [302, 302, 302])
+                #expect(recorded.hops.last?.to.hasSuffix("/get") == true)
+                #expect(recorded.protocolsStarted == 4)
+                #expect(recorded.response?.statusCode == 200)
+                #expect(recorded.response?.url?.path == "/get")
+
+                // One chapter on the tape, every hop in it; and the server saw each hop once, not twice.
+                let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("hops.json"))
+                #expect(tape.interactions.count == 1)
+                #expect(tape.interactions.first?.redirects.count == 3)
+                let paths = ["/redirect/3", "/relative-redirect/2", "/relative-redirect/1", "/get"]
+                let afterRecording = try HTTPBin.requestCount(onceLogged: paths, since: before)
+                let sent = try HTTPBin.requests(since: before, to: paths)
+                #expect(sent.sorted() == paths.map { "GET \($0)" }.sorted(), "each hop requested once: \(sent)")
+
+                let replayed = try await withCassette("hops", in: folder.path) { cassette in
+                    #expect(cassette.isWriteProtected)
+                    return await LoaderDouble().load(URLRequest(url: url))
+                }
+                #expect(replayed.hops == recorded.hops)
+                #expect(replayed.body == recorded.body)
+                let followed = try await withCassette("hops", in: folder.path) { _ in
+                    try await vcrSession().data(from: url).0
+                }
+                #expect(followed == recorded.body)
+                let replaySent = try HTTPBin.requests(since: afterRecording, to: paths)
+                #expect(replaySent.isEmpty, "replay reached the server: \(replaySent)")
+            }
+        }
+    }
+}
