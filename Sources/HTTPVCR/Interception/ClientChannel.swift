@@ -27,12 +27,13 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     /// Where a reported hop leaves the rest of its chapter. nil: hops are followed here, even when reported
     /// ones could be (a request that bypasses the cassette).
     private var handoffs: RedirectHandoffs?
-    /// Held while relaying, so that what was relayed reaches the next channel in order.
-    private let relayLock = NSLock()
-    /// Set once this channel reported a hop: what comes after belongs to the next request's channel.
+    /// Set once this channel reported a hop: what comes after belongs to the next request's channel. Made only
+    /// then, so that a request without reported hops pays for no second lock.
     private var relay: Relay?
 
-    private struct Relay {
+    private final class Relay {
+        /// Held while relaying, so that what was relayed reaches the next channel in order.
+        let lock = NSLock()
         var successor: ClientChannel?
         var pending: [Input] = []
     }
@@ -64,9 +65,8 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         lock.lock()
         isStopped = true
         protocolInstance = nil
-        lock.unlock()
-        if isHandedOff { return }  // the next request's protocol goes on with it; its own stop ends it
-        lock.lock()
+        // Handed off: the next request's protocol goes on with the load, and its own stop ends it.
+        if relay != nil { return lock.unlock() }
         let onStop = self.onStop
         self.onStop = nil
         lock.unlock()
@@ -75,7 +75,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     func whenStopped(_ action: @escaping @Sendable () -> Void) {
         lock.lock()
-        let stopped = isStopped && !isHandedOff
+        let stopped = isStopped && relay == nil
         if !stopped { onStop = action }
         lock.unlock()
         if stopped { action() }
@@ -162,9 +162,9 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         lock.unlock()
         guard let handoffs, let original = liveRequest else { return }
         let next = RedirectHandoffs.request(following: original, status: hop.statusCode, to: target, method: method)
-        relayLock.lock()
+        lock.lock()
         relay = Relay()
-        relayLock.unlock()
+        lock.unlock()
         handoffs.expect(next, continuing: self)
         toClient(ending: true) { instance, client in
             client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: hop)
@@ -249,29 +249,29 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         self.onStop = nil
         lock.unlock()
         if let onStop { successor.whenStopped(onStop) }
-        relayLock.lock()
-        defer { relayLock.unlock() }
-        let pending = relay?.pending ?? []
-        relay?.pending = []
-        relay?.successor = successor
+        guard let relay = currentRelay else { return }
+        relay.lock.lock()
+        defer { relay.lock.unlock() }
+        let pending = relay.pending
+        relay.pending = []
+        relay.successor = successor
         for input in pending { successor.accept(input) }
     }
 
-    private var isHandedOff: Bool {
-        guard redirectHandling == .reportToClient else { return false }
-        relayLock.lock()
-        defer { relayLock.unlock() }
-        return relay != nil
+    private var currentRelay: Relay? {
+        guard redirectHandling == .reportToClient else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        return relay
     }
 
     /// Relays `input` to the next request's channel, or holds it until there is one. False when this channel
     /// has reported no hop and handles `input` itself.
     private func relayed(_ input: Input) -> Bool {
-        guard redirectHandling == .reportToClient else { return false }
-        relayLock.lock()
-        defer { relayLock.unlock() }
-        guard relay != nil else { return false }
-        if let successor = relay?.successor { successor.accept(input) } else { relay?.pending.append(input) }
+        guard let relay = currentRelay else { return false }
+        relay.lock.lock()
+        defer { relay.lock.unlock() }
+        if let successor = relay.successor { successor.accept(input) } else { relay.pending.append(input) }
         return true
     }
 

@@ -66,7 +66,7 @@ class VCRURLProtocol: URLProtocol {
         guard let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        channel.reportRedirects(to: cassette.redirectHandoffs)
+        if channel.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
         switch cassette.play(filtered, to: channel) {
         case .replaying:
             break
