@@ -422,6 +422,7 @@ struct Bench {
             let value = try await measured()
             let after = try await reference()
             ratios.samples.append(value / ((before + after) / 2))
+            if options.verbose { progress("  \(value) between \(before) and \(after): \(ratios.samples.last!)") }
             before = after
         }
         return ratios
