@@ -50,6 +50,14 @@ final class RedirectHandoffs: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Whether a reported hop leads to `request`.
+    func isExpecting(_ request: URLRequest) -> Bool {
+        guard let key = Key(request) else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        return waiting[key] != nil
+    }
+
     /// The channel whose chapter `request` continues, if a reported hop led to it; the oldest first.
     func take(for request: URLRequest) -> ClientChannel? {
         guard let key = Key(request) else { return nil }

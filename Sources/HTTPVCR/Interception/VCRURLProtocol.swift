@@ -29,7 +29,10 @@ class VCRURLProtocol: URLProtocol {
               URLProtocol.property(forKey: passThroughKey, in: request) == nil,
               let cassette = VCR.cassette
         else { return false }
-        return cassette.intercepts(request, to: url)
+        if cassette.intercepts(request, to: url) { return true }
+        // A hop this protocol reported leads here: the rest of its chapter is on the tape, whatever the host
+        // filter says of the host it leads to.
+        return redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request)
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }

@@ -68,8 +68,16 @@ final class LoaderDouble: @unchecked Sendable {
         return current === instance
     }
 
+    /// What the loader would have done with a request no registered protocol takes: send it to the network.
+    struct WouldReachTheNetwork: Error {
+        let request: URLRequest
+    }
+
     fileprivate func redirected(_ instance: URLProtocol, to request: URLRequest, by response: URLResponse) {
         guard isCurrent(instance), followsRedirects, let hop = response as? HTTPURLResponse else { return }
+        guard HopReportingProtocol.canInit(with: request) else {
+            return ended(instance, error: WouldReachTheNetwork(request: request))
+        }
         lock.lock()
         outcome.hops.append(Hop(
             status: hop.statusCode,
@@ -204,6 +212,36 @@ extension VCRTests {
             #expect(outcome.response?.statusCode == 200)
             #expect(outcome.response?.url?.absoluteString == "\(base)/get")
             #expect(outcome.body.json?["url"] as? String == "\(base)/get")
+        }
+
+        @Test func aHopToAHostOutsideTheFilterStillPlaysFromTheTape() async throws {
+            let folder = try TemporaryFolder()
+            let start = RecordedRequest(method: "GET", url: "http://api.test/start")
+            let end = RecordedRequest(method: "GET", url: "http://cdn.test/end")
+            let tape = Tape(scenes: [
+                Scene(chapter: 1, event: .request(start)),
+                Scene(chapter: 1, time: 0.01, event: .redirect(
+                    RecordedResponse(url: start.url, statusCode: 302, headers: [HTTPHeader("Location", end.url)]),
+                    to: end
+                )),
+                Scene(chapter: 1, time: 0.02, event: .response(RecordedResponse(url: end.url, statusCode: 200))),
+                Scene(chapter: 1, time: 0.03, event: .data(Data("landed".utf8))),
+                Scene(chapter: 1, time: 0.03, event: .completion),
+            ])
+            try CassetteFile.write(tape, to: folder.url.appendingPathComponent("cross-host.json"), as: .json)
+            let outcome = try await withCassette("cross-host", in: folder.path, {
+                $0.recordMode = .none
+                $0.hostFilter = ["api.test"]
+            }) { cassette in
+                #expect(HopReportingProtocol.canInit(with: URLRequest(url: URL(string: end.url)!)) == false)
+                let outcome = await LoaderDouble().load(URLRequest(url: URL(string: start.url)!))
+                #expect(cassette.allPlayed)
+                return outcome
+            }
+            #expect(outcome.error == nil)
+            #expect(outcome.hops.map(\.to) == [end.url])
+            #expect(outcome.response?.url?.absoluteString == end.url)
+            #expect(outcome.body == Data("landed".utf8))
         }
 
         @Test(arguments: [(307, "POST"), (303, "GET")])
