@@ -124,7 +124,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
                 // The loader asks the delegate, then loads the next request (matched on the tape like any
                 // other) or ends with this 3xx, its body and the finish that follow.
                 guard let original = liveRequest else { return }
-                let next = RedirectHandoffs.request(following: original, status: response.statusCode, to: target)
+                let next = original.followingRedirect(status: response.statusCode, to: target)
                 return toClient { instance, client in
                     client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response)
                     client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
@@ -161,7 +161,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         let handoffs = self.handoffs
         lock.unlock()
         guard let handoffs, let original = liveRequest else { return }
-        let next = RedirectHandoffs.request(following: original, status: hop.statusCode, to: target, method: method)
+        let next = original.followingRedirect(status: hop.statusCode, to: target, recordedMethod: method)
         lock.lock()
         relay = Relay()
         lock.unlock()
@@ -307,7 +307,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         guard !tooMany, let original, let target = redirectTarget(of: redirect), let cassette = VCR.cassette else {
             return false
         }
-        let next = RedirectHandoffs.request(following: original, status: redirect.statusCode, to: target)
+        let next = original.followingRedirect(status: redirect.statusCode, to: target)
         guard let filtered = cassette.filtered(next) else { return false }
         return cassette.replayIfMatched(filtered, to: self)
     }

@@ -68,13 +68,15 @@ final class RedirectHandoffs: @unchecked Sendable {
         waiting[key] = channels.isEmpty ? nil : channels
         return channel
     }
+}
 
-    /// The request a client is redirected to: the live request with the hop's URL, as a browser would send it
-    /// (303, and 301/302 after a POST, become a GET without a body).
-    static func request(following original: URLRequest, status: Int, to url: URL, method recordedMethod: String? = nil) -> URLRequest {
-        var next = original
+extension URLRequest {
+    /// The request a redirect leads to: this one with the hop's URL, as a browser would send it (303, 301/302
+    /// after a POST, and hops recorded as a GET, become a GET without a body).
+    func followingRedirect(status: Int, to url: URL, recordedMethod: String? = nil) -> URLRequest {
+        var next = self
         next.url = url
-        let method = (original.httpMethod ?? "GET").uppercased()
+        let method = (httpMethod ?? "GET").uppercased()
         let becomesGet = status == 303 || ((status == 301 || status == 302) && method == "POST")
         if becomesGet || (recordedMethod?.uppercased() == "GET" && method != "GET") {
             next.httpMethod = "GET"
