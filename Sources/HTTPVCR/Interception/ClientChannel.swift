@@ -95,7 +95,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             redirected(response, to: url, method: next.method)
         case let .response(recorded):
             guard let response = recorded.httpURLResponse(fallbackURL: originalURL) else {
-                return fail(VCRError(.malformedCassette, "A recorded response has no usable URL: \(recorded.url)"))
+                return fail(VCRError.unusableResponseURL(recorded))
             }
             deliver(response: response)
         case let .data(data):

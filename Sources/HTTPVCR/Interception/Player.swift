@@ -82,6 +82,27 @@ struct Player {
         return advance(now: Date())
     }
 
+    /// Marks every scene of a matched chapter delivered, for the caller to hand over itself, when ``start`` would
+    /// hand the whole chapter over at once: momentary playback, a bypassed chapter, or (chronological) the next
+    /// chapter on the tape, unbroken, with no other request waiting. Returns false, having delivered nothing,
+    /// otherwise.
+    mutating func takeWhole(chapter: Int) -> Bool {
+        let isNextOnTape: Bool
+        if mode == .momentary || isBypassed(chapter) {
+            isNextOnTape = false
+        } else if receivers.isEmpty, startsAtCursorUnbroken(chapter) {
+            isNextOnTape = true
+        } else {
+            return false
+        }
+        for position in scenesOfChapter[chapter] where !delivered[position] {
+            delivered[position] = true
+            playhead = max(playhead, position + 1)
+        }
+        if isNextOnTape { waitingSince = nil }
+        return true
+    }
+
     /// Whether the next scene to play is this chapter's first and its scenes follow one another on the tape.
     private mutating func startsAtCursorUnbroken(_ chapter: Int) -> Bool {
         while cursor < scenes.count, delivered[cursor] || isBypassed(chapterOfScene[cursor]) { cursor += 1 }
@@ -183,6 +204,32 @@ final class DeliveryQueue: @unchecked Sendable {
         // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
         if pending.isEmpty { pending = deliveries } else { pending.append(contentsOf: deliveries) }
         lock.unlock()
+    }
+
+    /// Takes the turn to deliver, for a caller that hands a whole chapter over itself, when nothing is queued and
+    /// nobody is delivering; what others queue meanwhile waits for ``endDirect()``. Call with the cassette's lock
+    /// held.
+    func beginDirect() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isDraining, pending.isEmpty else { return false }
+        isDraining = true
+        return true
+    }
+
+    /// Gives the turn back and delivers what was queued meanwhile: a moment later when completions are paced,
+    /// so that the client sees the chapter handed over directly finish first.
+    func endDirect() {
+        lock.lock()
+        isDraining = false
+        let hasPending = !pending.isEmpty
+        lock.unlock()
+        guard hasPending else { return }
+        if pacesCompletions {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain() }
+        } else {
+            drain()
+        }
     }
 
     /// Call without the cassette's lock: delivers everything queued, unless another thread already is.

@@ -21,7 +21,15 @@ class VCRURLProtocol: URLProtocol {
     /// inside the protocol where it does not (swift-corelibs-foundation).
     class var redirectHandling: RedirectHandling { .platformDefault }
 
-    private lazy var channel = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling)
+    /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
+    private var channelIfMade: ClientChannel?
+
+    private var channel: ClientChannel {
+        if let channelIfMade { return channelIfMade }
+        let made = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling)
+        channelIfMade = made
+        return made
+    }
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme,
@@ -38,8 +46,7 @@ class VCRURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
-        let channel = self.channel
-        defer { channel.clientQueue.leftStartLoading() }
+        defer { channelIfMade?.clientQueue.leftStartLoading() }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return channel.fail(VCRError(
@@ -50,7 +57,7 @@ class VCRURLProtocol: URLProtocol {
             ))
         }
         #endif
-        if channel.redirectHandling == .reportToClient, let cassette = VCR.cassette,
+        if Self.redirectHandling == .reportToClient, let cassette = VCR.cassette,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
             channel.reportRedirects(to: cassette.redirectHandoffs)
@@ -69,10 +76,13 @@ class VCRURLProtocol: URLProtocol {
         guard let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        if channel.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
-        switch cassette.play(filtered, to: channel) {
+        if Self.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
+        switch cassette.play(filtered, to: { channel }) {
         case .replaying:
             break
+        case let .replayNow(chapter):
+            handOver(chapter)
+            cassette.endDirectReplay()
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, channel: channel))
         case let .refuse(error):
@@ -82,6 +92,6 @@ class VCRURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
-        channel.stop()
+        channelIfMade?.stop()
     }
 }

@@ -189,6 +189,9 @@ public final class Cassette: @unchecked Sendable {
     enum Decision {
         /// Scenes of a recorded chapter are on their way to the receiver.
         case replaying
+        /// A recorded chapter to hand over whole, now, before anything else is delivered; then call
+        /// ``endDirectReplay()``. Sequential and momentary replay, the common case, skip the delivery queue.
+        case replayNow(ReplayedChapter)
         /// Nothing matched and the cassette may record: send the request and record it.
         case record
         /// Nothing matched and the cassette may not record: fail with this error, send nothing.
@@ -200,11 +203,23 @@ public final class Cassette: @unchecked Sendable {
         RequestFilter.filter(request, with: configuration)
     }
 
-    /// Matches a (filtered) live request against the tape and starts replaying it to `receiver`.
-    func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
+    /// A chapter's scenes, for a caller that hands them over itself.
+    struct ReplayedChapter {
+        let scenes: [Scene]
+        /// The chapter's scenes' positions in `scenes`, in tape order.
+        let positions: [Int]
+    }
+
+    /// Matches a (filtered) live request against the tape and starts replaying it, either handing the chapter
+    /// back whole or queueing its scenes for the receiver `makeReceiver` makes (made only then).
+    func play(_ request: URLRequest, to makeReceiver: () -> any SceneReceiver) -> Decision {
         let decision: Decision = withLock {
             if recordMode == .all { return .record }
-            if startReplay(of: request, to: receiver) { return .replaying }
+            switch startReplay(of: request, mayHandOverWhole: true, to: makeReceiver) {
+            case let .whole(chapter): return .replayNow(chapter)
+            case .queued: return .replaying
+            case nil: break
+            }
             if !isWriteProtected { return .record }
             return .refuse(VCRError(.noMatch, Mismatch.message(
                 request: RequestParts(request),
@@ -215,30 +230,72 @@ public final class Cassette: @unchecked Sendable {
                 isPlayed: { matched[$0] }
             ), cassettePath: url.path))
         }
+        if case .replayNow = decision { return decision }
         deliveries.drain()
         return decision
+    }
+
+    /// Call when a chapter from ``play(_:to:)``'s `.replayNow` has been handed over.
+    func endDirectReplay() {
+        deliveries.endDirect()
     }
 
     /// Replays `request` if it matches an unplayed recording; never records or refuses. Used to follow
     /// redirect hops that a tape holds as separate requests.
     func replayIfMatched(_ request: URLRequest, to receiver: any SceneReceiver) -> Bool {
-        let started = withLock { recordMode != .all && startReplay(of: request, to: receiver) }
+        let started = withLock { recordMode != .all && startReplay(of: request, mayHandOverWhole: false, to: { receiver }) != nil }
         deliveries.drain()
         return started
     }
 
-    /// Call with the lock held.
-    private func startReplay(of request: URLRequest, to receiver: any SceneReceiver) -> Bool {
+    private enum Start {
+        case whole(ReplayedChapter)
+        case queued
+    }
+
+    /// The matched chapter, whole when it may and can be handed over at once, else queued for the receiver;
+    /// nil when nothing matches. Call with the lock held.
+    private func startReplay(
+        of request: URLRequest,
+        mayHandOverWhole: Bool,
+        to makeReceiver: () -> any SceneReceiver
+    ) -> Start? {
         let position = index.firstMatch(
             for: request,
             recordedRequest: { RequestParts(loadedRequests[$0]) },
             isPlayed: { matched[$0] }
         )
-        guard let position else { return false }
+        guard let position else { return nil }
         matched[position] = true
-        enqueue(player.start(chapter: position, receiver: receiver))
+        if mayHandOverWhole, !hasRedirect(chapter: position), deliveries.beginDirect() {
+            if player.takeWhole(chapter: position) {
+                if !finished[position] {
+                    finished[position] = true
+                    finishedCount += 1
+                }
+                return .whole(ReplayedChapter(scenes: loadedScenes, positions: player.scenesOfChapter[position]))
+            }
+            deliveries.endDirect()  // nothing was queued meanwhile: this lock is held
+        }
+        enqueue(player.start(chapter: position, receiver: makeReceiver()))
         scheduleWakeIfNeeded()
-        return true
+        return .queued
+    }
+
+    /// Whether the chapter holds a redirect hop, or is one (a 3xx with a `Location`, as foreign tapes keep
+    /// hops): those go through a receiver, which follows or reports them.
+    private func hasRedirect(chapter: Int) -> Bool {
+        for position in player.scenesOfChapter[chapter] {
+            switch loadedScenes[position].event {
+            case .redirect:
+                return true
+            case let .response(response) where (300..<400).contains(response.statusCode):
+                if response.headers[field: "Location"] != nil { return true }
+            default:
+                continue
+            }
+        }
+        return false
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
