@@ -119,4 +119,103 @@ import Testing
         #expect(Self.describe(player.start(chapter: 1, receiver: Receiver("b"))) == ["b:4"])
         #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
     }
+
+    // MARK: Whole chapters handed over by the caller
+
+    @Test func theNextChapterOnTheTapeIsTakenWholeWhenNobodyWaits() {
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.completion(1),
+            Self.request(2), Self.response(2), Self.completion(2),
+        ])
+        let tookChapter0 = player.takeWhole(chapter: 0)
+        #expect(tookChapter0)
+        #expect(player.playhead == 3)
+        let tookChapter1 = player.takeWhole(chapter: 1)
+        #expect(tookChapter1)
+        #expect(player.playhead == 6)
+    }
+
+    @Test func aChapterAheadOfTheTapeOrBehindAWaitingRequestIsNotTakenWhole() {
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.completion(1),
+            Self.request(2), Self.response(2), Self.completion(2),
+            Self.request(3), Self.response(3), Self.completion(3),
+        ])
+        let tookChapter1 = player.takeWhole(chapter: 1)
+        #expect(tookChapter1 == false, "chapter 1 plays first")
+        #expect(player.playhead == 0, "nothing was taken")
+        #expect(player.start(chapter: 1, receiver: Receiver("b")).isEmpty)
+        // Chapter 1 is next on the tape, but a request waits behind it: its scenes go through the queue, so
+        // that the waiting request's follow them in order.
+        let tookChapter0 = player.takeWhole(chapter: 0)
+        #expect(tookChapter0 == false)
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2", "b:4", "b:5"])
+        let tookChapter2 = player.takeWhole(chapter: 2)
+        #expect(tookChapter2)
+    }
+
+    @Test func aChapterCutByAnotherIsNotTakenWhole() {
+        var player = Self.player([
+            Self.request(1), Self.response(1), Self.request(2), Self.completion(1), Self.completion(2),
+        ])
+        let tookChapter0 = player.takeWhole(chapter: 0)
+        #expect(tookChapter0 == false)
+    }
+
+    @Test func momentaryAndBypassedChaptersAreTakenWhole() throws {
+        var momentary = Self.player(
+            [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
+            mode: .momentary
+        )
+        let momentaryTookChapter1 = momentary.takeWhole(chapter: 1)
+        #expect(momentaryTookChapter1)
+        let momentaryTookChapter0 = momentary.takeWhole(chapter: 0)
+        #expect(momentaryTookChapter0)
+
+        var chronological = Self.player(
+            [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
+            wait: 0.3
+        )
+        #expect(chronological.start(chapter: 1, receiver: Receiver("b")).isEmpty)
+        let wake = try #require(chronological.nextWake)
+        #expect(Self.describe(chronological.advance(now: wake.addingTimeInterval(0.01))) == ["b:4"])
+        let chronologicalTookChapter0 = chronological.takeWhole(chapter: 0)
+        #expect(chronologicalTookChapter0, "bypassed: it plays at once when requested")
+    }
+
+    @Test func theDeliveryQueueGivesItsTurnOnlyWhenIdleAndDeliversWhatCameMeanwhile() async throws {
+        final class Recorder: SceneReceiver, @unchecked Sendable {
+            private let lock = NSLock()
+            private var events: [String] = []
+            func receive(_ event: Scene.Event) {
+                lock.lock()
+                events.append("\(event)".prefix(8).description)
+                lock.unlock()
+            }
+            var count: Int {
+                lock.lock()
+                defer { lock.unlock() }
+                return events.count
+            }
+        }
+        let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
+        let queue = DeliveryQueue(scenes: scenes, pacesCompletions: true)
+        let receiver = Recorder()
+        #expect(queue.beginDirect())
+        #expect(queue.beginDirect() == false, "one turn at a time")
+        queue.enqueue([
+            Delivery(receiver: receiver, scene: 1, chapter: 0, isEnd: false),
+            Delivery(receiver: receiver, scene: 2, chapter: 0, isEnd: true),
+        ])
+        queue.drain()
+        #expect(receiver.count == 0, "held back while the turn is taken")
+        #expect(queue.beginDirect() == false, "deliveries are waiting")
+        queue.endDirect()
+        // Paced: what came meanwhile follows the directly handed over chapter a moment later.
+        let deadline = Date().addingTimeInterval(2)
+        while receiver.count < 2, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(receiver.count == 2)
+        #expect(queue.beginDirect())
+        queue.endDirect()
+    }
 }
