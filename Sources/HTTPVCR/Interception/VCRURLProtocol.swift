@@ -32,8 +32,7 @@ class VCRURLProtocol: URLProtocol {
     }
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let url = request.url, let scheme = url.scheme,
-              scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https"),
+        guard let url = request.url, url.hasHTTPScheme,
               URLProtocol.property(forKey: passThroughKey, in: request) == nil,
               let cassette = VCR.cassette
         else { return false }

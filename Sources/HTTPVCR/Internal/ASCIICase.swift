@@ -38,6 +38,26 @@ extension StringProtocol {
 }
 
 extension URL {
+    /// Whether the scheme is http or https, read off the URL's text: `scheme` takes the URL apart first, and
+    /// this runs for every request any session sends while a cassette is in.
+    var hasHTTPScheme: Bool {
+        let text = absoluteString
+        return text.utf8.withContiguousStorageIfAvailable(Self.startsWithHTTPScheme)
+            ?? Self.startsWithHTTPScheme(Array(text.utf8))
+    }
+
+    private static func startsWithHTTPScheme(_ bytes: some Collection<UInt8>) -> Bool {
+        var bytes = bytes.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), (byte | 0x20) == expected else { return false }
+        }
+        switch bytes.next() {
+        case UInt8(ascii: ":"): return true
+        case let byte? where (byte | 0x20) == UInt8(ascii: "s"): return bytes.next() == UInt8(ascii: ":")
+        default: return false
+        }
+    }
+
     /// The host, percent-decoded only when it has escapes: decoding costs more than reading it.
     var decodedHost: String? {
         guard let host = host(percentEncoded: true) else { return nil }

@@ -55,4 +55,21 @@ import Testing
         #expect(filtered.value(forHTTPHeaderField: "Cookie") == VCRConfiguration.filteredPlaceholder)
         #expect(filtered.value(forHTTPHeaderField: "X-Authorization-Hint") == "kept")
     }
+
+    @Test(arguments: [
+        ("http://h/a", true), ("https://h/a", true), ("HTTPS://h/a", true), ("Http://h", true), ("http:h", true),
+        ("ftp://h/a", false), ("httpx://h/a", false), ("htt://h", false), ("file:///tmp/http:", false),
+        ("https", false),
+    ])
+    func httpSchemesAreReadOffTheURLText(_ text: String, _ isHTTP: Bool) throws {
+        let url = try #require(URL(string: text))
+        #expect(url.hasHTTPScheme == isHTTP)
+        let scheme = url.scheme ?? ""
+        #expect(url.hasHTTPScheme == (scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https")))
+    }
+
+    @Test func aRelativeURLIsReadWithItsBase() throws {
+        let base = try #require(URL(string: "https://h/dir/"))
+        #expect(try #require(URL(string: "page", relativeTo: base)).hasHTTPScheme)
+    }
 }
