@@ -43,6 +43,12 @@ struct MatchIndex {
             method = (request.httpMethod ?? "GET").uppercasedIfNeeded
             self.url = url.absoluteString
         }
+
+        /// The URL alone: requests to one URL with different methods are rare, and equality still tells them
+        /// apart. Hashing the method too cost every replayed request a second string hash.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(url)
+        }
     }
 
     /// - Parameter requests: the recorded request of each chapter, by chapter position.
