@@ -55,6 +55,37 @@ extension VCRTests {
             }
         }
 
+        /// Chapters one after the other on the tape, requested together in either order: the first on the tape is
+        /// handed over whole, the second waits for it in the delivery queue, and they finish in tape order.
+        @Test func chronologicalPlaybackFinishesBackToBackChaptersInTapeOrder() async throws {
+            let folder = try TemporaryFolder()
+            var scenes: [Scene] = []
+            for (chapter, url) in [(1, slow), (2, fast)] {
+                scenes += [
+                    Scene(chapter: chapter, event: .request(RecordedRequest(method: "GET", url: url.absoluteString))),
+                    Scene(chapter: chapter, event: .response(RecordedResponse(url: url.absoluteString, statusCode: 200))),
+                    Scene(chapter: chapter, event: .data(Data(url.lastPathComponent.utf8))),
+                    Scene(chapter: chapter, event: .completion),
+                ]
+            }
+            try CassetteFile.write(Tape(scenes: scenes), to: folder.url.appendingPathComponent("back-to-back.json"), as: .json)
+            for fastFirst in [false, true, false, true, false, true] {
+                let order = try await withCassette("back-to-back", in: folder.path) { cassette in
+                    let order = try await withThrowingTaskGroup(of: String.self) { group in
+                        for url in fastFirst ? [fast, slow] : [slow, fast] {
+                            group.addTask { String(decoding: try await session.data(from: url).0, as: UTF8.self) }
+                        }
+                        var order: [String] = []
+                        for try await body in group { order.append(body) }
+                        return order
+                    }
+                    #expect(cassette.allPlayed)
+                    return order
+                }
+                #expect(order == ["slow", "fast"], "requested \(fastFirst ? "fast" : "slow") first")
+            }
+        }
+
         @Test func chronologicalPlaybackDoesNotWaitForeverForARequestNobodyMakes() async throws {
             let folder = try TemporaryFolder()
             try writeInterleavedTape(in: folder)
