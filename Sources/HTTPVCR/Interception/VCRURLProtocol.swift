@@ -4,10 +4,11 @@ import FoundationNetworking
 #endif
 
 /// The thin interception layer: decides whether a request is ours, filters it, asks the cassette for a match,
-/// and hands over to the player (replay), the recorder (record) or fails the task (refuse).
+/// and hands over to the player (replay), the recorder (record) or fails the task (refuse). A chapter the cassette
+/// hands back whole is given to the client right here (``handOver(_:)``).
 ///
-/// Its state lives in a ``ClientChannel`` behind a lock; the class itself is not `Sendable`. Not final: tests
-/// subclass it to drive the redirect handling of another platform.
+/// State that outlives `startLoading` lives in a ``ClientChannel`` behind a lock; the class itself is not
+/// `Sendable`. Not final: tests subclass it to drive the redirect handling of another platform.
 class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
     static let passThroughKey = "HTTPVCR.passThrough"
