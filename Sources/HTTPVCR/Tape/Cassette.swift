@@ -243,7 +243,9 @@ public final class Cassette: @unchecked Sendable {
     /// Replays `request` if it matches an unplayed recording; never records or refuses. Used to follow
     /// redirect hops that a tape holds as separate requests.
     func replayIfMatched(_ request: URLRequest, to receiver: any SceneReceiver) -> Bool {
-        let started = withLock { recordMode != .all && startReplay(of: request, mayHandOverWhole: false, to: { receiver }) != nil }
+        let started = withLock {
+            recordMode != .all && startReplay(of: request, mayHandOverWhole: false, to: { receiver }) != nil
+        }
         deliveries.drain()
         return started
     }
@@ -269,10 +271,7 @@ public final class Cassette: @unchecked Sendable {
         matched[position] = true
         if mayHandOverWhole, !hasRedirect(chapter: position), deliveries.beginDirect() {
             if player.takeWhole(chapter: position) {
-                if !finished[position] {
-                    finished[position] = true
-                    finishedCount += 1
-                }
+                countFinished(position)
                 return .whole(ReplayedChapter(scenes: loadedScenes, positions: player.scenesOfChapter[position]))
             }
             deliveries.endDirect()  // nothing was queued meanwhile: this lock is held
@@ -301,11 +300,15 @@ public final class Cassette: @unchecked Sendable {
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
     /// of it, so that code awaiting the response sees it played. Call with the lock held.
     private func enqueue(_ batch: [Delivery]) {
-        for delivery in batch where delivery.isEnd && !finished[delivery.chapter] {
-            finished[delivery.chapter] = true
-            finishedCount += 1
-        }
+        for delivery in batch where delivery.isEnd { countFinished(delivery.chapter) }
         deliveries.enqueue(batch)
+    }
+
+    /// Counts a chapter as played, once. Call with the lock held.
+    private func countFinished(_ chapter: Int) {
+        guard !finished[chapter] else { return }
+        finished[chapter] = true
+        finishedCount += 1
     }
 
     private func scheduleWakeIfNeeded() {
