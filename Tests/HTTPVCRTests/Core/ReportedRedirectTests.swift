@@ -91,6 +91,17 @@ final class LoaderDouble: @unchecked Sendable {
         queue.async { self.start(request) }
     }
 
+    /// Cancels the task, as `URLSessionTask.cancel()` does: the protocol loading it now is stopped.
+    func cancel() {
+        queue.async {
+            self.lock.lock()
+            let instance = self.current
+            self.lock.unlock()
+            guard let instance else { return }
+            self.ended(instance, error: URLError(.cancelled))
+        }
+    }
+
     fileprivate func received(_ instance: URLProtocol, _ response: URLResponse) {
         guard isCurrent(instance) else { return }
         lock.lock()
@@ -242,6 +253,36 @@ extension VCRTests {
             #expect(outcome.hops.map(\.to) == [end.url])
             #expect(outcome.response?.url?.absoluteString == end.url)
             #expect(outcome.body == Data("landed".utf8))
+        }
+
+        @Test func cancellingTheTaskAfterAHopCancelsTheRecordingInFlight() async throws {
+            try await holdingCassettes {
+                let folder = try TemporaryFolder()
+                let slow = try HTTPBin.url("/delay/3")
+                let url = try HTTPBin.url("/redirect-to?url=\(slow.absoluteString)")
+                let start = Date()
+                let outcome = try await withCassette("cancelled", in: folder.path) { cassette in
+                    let loader = LoaderDouble()
+                    async let outcome = loader.load(URLRequest(url: url))
+                    try await Task.sleep(nanoseconds: 500_000_000)
+                    loader.cancel()
+                    let result = await outcome
+                    // The protocol that took the recording over was stopped: the recording's own task is
+                    // cancelled and written as such, long before the server would have answered.
+                    let deadline = Date().addingTimeInterval(2)
+                    while cassette.tape.interactions.isEmpty, Date() < deadline {
+                        try await Task.sleep(nanoseconds: 10_000_000)
+                    }
+                    return result
+                }
+                #expect(Date().timeIntervalSince(start) < 2.5, "the recording ran on to the server's answer")
+                #expect(outcome.hops.map(\.status) == [302])
+                #expect((outcome.error as? URLError)?.code == .cancelled)
+                let (tape, _) = try CassetteFile.read(at: folder.url.appendingPathComponent("cancelled.json"))
+                let interaction = try #require(tape.interactions.first)
+                #expect(interaction.redirects.count == 1)
+                #expect(interaction.error?.code == URLError.cancelled.rawValue)
+            }
         }
 
         @Test(arguments: [(307, "POST"), (303, "GET")])
