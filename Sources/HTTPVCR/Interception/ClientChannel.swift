@@ -159,12 +159,11 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         if relayed(.redirect(hop, to: target, method: method)) { return }
         lock.lock()
         let handoffs = self.handoffs
+        let original = isStopped ? nil : protocolInstance?.request
+        if handoffs != nil, original != nil { relay = Relay() }
         lock.unlock()
-        guard let handoffs, let original = liveRequest else { return }
+        guard let handoffs, let original else { return }
         let next = original.followingRedirect(status: hop.statusCode, to: target, recordedMethod: method)
-        lock.lock()
-        relay = Relay()
-        lock.unlock()
         handoffs.expect(next, continuing: self)
         toClient(ending: true) { instance, client in
             client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: hop)
@@ -288,7 +287,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     // MARK: Redirects recorded as separate requests, followed here
 
     private static func isRedirect(_ response: HTTPURLResponse) -> Bool {
-        [301, 302, 303, 307, 308].contains(response.statusCode)
+        HTTPRedirect.isRedirect(status: response.statusCode)
     }
 
     private func redirectTarget(of response: HTTPURLResponse) -> URL? {

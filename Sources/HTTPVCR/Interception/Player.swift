@@ -67,15 +67,26 @@ struct Player {
         !bypassed.isEmpty && bypassed.contains(chapter)
     }
 
+    /// How a matched chapter plays at once, whole, if it does.
+    private enum WholeDelivery {
+        /// Momentary playback, or a bypassed chapter: order among chapters does not matter.
+        case anyOrder
+        /// The next chapter on the tape, unbroken, with no other request waiting.
+        case nextOnTape
+    }
+
+    private mutating func wholeDelivery(of chapter: Int) -> WholeDelivery? {
+        if mode == .momentary || isBypassed(chapter) { return .anyOrder }
+        if receivers.isEmpty, startsAtCursorUnbroken(chapter) { return .nextOnTape }
+        return nil
+    }
+
     /// A matched request starts playing its chapter. Returns what can be delivered now.
     mutating func start(chapter: Int, receiver: any SceneReceiver) -> [Delivery] {
-        if mode == .momentary || isBypassed(chapter) {
-            return deliverAll(of: chapter, to: receiver)
-        }
-        if receivers.isEmpty, startsAtCursorUnbroken(chapter) {
+        if let whole = wholeDelivery(of: chapter) {
             // Sequential replay: the same deliveries `advance` would make, without registering a receiver.
             let deliveries = deliverAll(of: chapter, to: receiver)
-            waitingSince = nil
+            if whole == .nextOnTape { waitingSince = nil }
             return deliveries
         }
         receivers[chapter] = receiver
@@ -83,23 +94,14 @@ struct Player {
     }
 
     /// Marks every scene of a matched chapter delivered, for the caller to hand over itself, when ``start`` would
-    /// hand the whole chapter over at once: momentary playback, a bypassed chapter, or (chronological) the next
-    /// chapter on the tape, unbroken, with no other request waiting. Returns false, having delivered nothing,
-    /// otherwise.
+    /// hand the whole chapter over at once. Returns false, having delivered nothing, otherwise.
     mutating func takeWhole(chapter: Int) -> Bool {
-        let isNextOnTape: Bool
-        if mode == .momentary || isBypassed(chapter) {
-            isNextOnTape = false
-        } else if receivers.isEmpty, startsAtCursorUnbroken(chapter) {
-            isNextOnTape = true
-        } else {
-            return false
-        }
+        guard let whole = wholeDelivery(of: chapter) else { return false }
         for position in scenesOfChapter[chapter] where !delivered[position] {
             delivered[position] = true
             playhead = max(playhead, position + 1)
         }
-        if isNextOnTape { waitingSince = nil }
+        if whole == .nextOnTape { waitingSince = nil }
         return true
     }
 

@@ -70,6 +70,24 @@ final class RedirectHandoffs: @unchecked Sendable {
     }
 }
 
+enum HTTPRedirect {
+    /// Whether a client follows a response with this status to its `Location`. A switch, not a set: it is asked
+    /// of every replayed response.
+    static func isRedirect(status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+}
+
+extension RecordedResponse {
+    /// A hop: a redirect status with somewhere to go.
+    var isRedirect: Bool {
+        HTTPRedirect.isRedirect(status: statusCode) && headers[field: "Location"] != nil
+    }
+}
+
 extension URLRequest {
     /// The request a redirect leads to: this one with the hop's URL, as a browser would send it (303, 301/302
     /// after a POST, and hops recorded as a GET, become a GET without a body).

@@ -288,8 +288,8 @@ public final class Cassette: @unchecked Sendable {
             switch loadedScenes[position].event {
             case .redirect:
                 return true
-            case let .response(response) where (300..<400).contains(response.statusCode):
-                if response.headers[field: "Location"] != nil { return true }
+            case let .response(response) where response.isRedirect:
+                return true
             default:
                 continue
             }
