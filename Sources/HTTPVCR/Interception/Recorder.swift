@@ -8,10 +8,9 @@ import FoundationNetworking
 final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     static let shared = Recorder()
 
-    private let lock = NSLock()
-    private var recordings: [Int: Recording] = [:]
-
-    private lazy var session: URLSession = {
+    /// Made once, thread-safely (a static `let`): two sessions would number their tasks independently, and a
+    /// recording looked up by the other session's task would get the wrong body.
+    private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -22,8 +21,12 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "HTTPVCR.Recorder"
-        return URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        return URLSession(configuration: configuration, delegate: shared, delegateQueue: queue)
     }()
+
+    private let lock = NSLock()
+    /// Keyed by the task object, which the entry keeps alive: its identity cannot be reused while it is here.
+    private var recordings: [ObjectIdentifier: (task: URLSessionTask, recording: Recording)] = [:]
 
     /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
     /// `startLoading` deadlocks, as every session shares one work queue.
@@ -39,9 +42,9 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.httpBody = recording.live.httpBody
             request.timeoutInterval = recording.live.timeoutInterval
             request.cachePolicy = .reloadIgnoringLocalCacheData
-            let task = session.dataTask(with: request)
+            let task = Self.session.dataTask(with: request)
             lock.lock()
-            recordings[task.taskIdentifier] = recording
+            recordings[ObjectIdentifier(task)] = (task, recording)
             lock.unlock()
             // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
             recording.channel.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
@@ -52,7 +55,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private func recording(for task: URLSessionTask) -> Recording? {
         lock.lock()
         defer { lock.unlock() }
-        return recordings[task.taskIdentifier]
+        return recordings[ObjectIdentifier(task)]?.recording
     }
 
     // MARK: URLSessionDataDelegate
@@ -84,7 +87,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         lock.lock()
-        let recording = recordings.removeValue(forKey: task.taskIdentifier)
+        let recording = recordings.removeValue(forKey: ObjectIdentifier(task))?.recording
         lock.unlock()
         recording?.completed(error: error)
     }
