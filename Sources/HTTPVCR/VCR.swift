@@ -68,6 +68,9 @@ public enum VCR {
         guard let url = configuration.cassetteURL else {
             throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
         }
+        if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
+            throw .sharedSessionNotIntercepted(cassettePath: url.path)
+        }
         if let inserted = cassette {
             throw VCRError(
                 .cassetteState,
@@ -171,5 +174,20 @@ public enum VCR {
             defer { lock.unlock() }
             return try body(self)
         }
+    }
+}
+
+extension VCRError {
+    static func sharedSessionNotIntercepted(cassettePath: String) -> VCRError {
+        VCRError(
+            .sharedSessionNotIntercepted,
+            "Cannot insert \(cassettePath): URLSession.shared was made before HTTPVCR registered itself (something "
+                + "used URLSession.shared before the first VCR call), so on this platform its requests would go to "
+                + "the network, neither replayed nor recorded. Call VCR.setup { _ in } before anything uses "
+                + "URLSession.shared (the .cassette trait and VCRTestCase do when tests are discovered). If every "
+                + "request goes through sessions made with VCR.install(in:), set "
+                + "configuration.allowsUninterceptedSharedSession = true.",
+            cassettePath: cassettePath
+        )
     }
 }

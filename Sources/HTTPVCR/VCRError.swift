@@ -35,6 +35,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case cassetteState = 7
         /// `beforeRecordRequest` refused a request on a cassette that may not record.
         case requestIgnored = 8
+        /// `URLSession.shared` was made before HTTPVCR registered itself, so its requests would bypass the
+        /// cassette (swift-corelibs-foundation).
+        case sharedSessionNotIntercepted = 9
     }
 
     public var description: String { message }

@@ -52,6 +52,12 @@ public struct VCRConfiguration: Sendable {
     /// default; set to `[]` to record them as they are.
     public var secureHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
 
+    /// Lets cassettes be inserted although `URLSession.shared` bypasses HTTPVCR (Linux: it was made before the
+    /// first `VCR` call). Off by default: ``VCR/insertCassette(_:)`` throws rather than let the shared session's
+    /// requests reach the network unseen. Turn it on only when every request goes through sessions made with
+    /// ``VCR/install(in:)``.
+    public var allowsUninterceptedSharedSession = false
+
     /// What filtered secrets are written as.
     public static let filteredPlaceholder = "[FILTERED]"
 

@@ -13,10 +13,40 @@ class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
     static let passThroughKey = "HTTPVCR.passThrough"
 
-    private static let registration: Void = { _ = URLProtocol.registerClass(VCRURLProtocol.self) }()
+    /// Registers the class with the URL loading system, once, ahead of the native HTTP protocol.
+    ///
+    /// swift-corelibs-foundation's `registerClass` appends, and the first `URLSession` registers the native
+    /// classes: a class appended after them is never consulted for http(s). So the natives (the classes a
+    /// `.default` configuration names) are taken out, this class registered, and the natives put back after it.
+    /// Apple's `registerClass` puts the newest class first already.
+    private static let registration: Void = {
+        #if canImport(FoundationNetworking)
+        let natives = URLSessionConfiguration.default.protocolClasses ?? []
+        for native in natives { URLProtocol.unregisterClass(native) }
+        _ = URLProtocol.registerClass(VCRURLProtocol.self)
+        for native in natives { _ = URLProtocol.registerClass(native) }
+        #else
+        _ = URLProtocol.registerClass(VCRURLProtocol.self)
+        #endif
+    }()
 
-    /// Registers the class with the URL loading system, once.
-    static func register() { registration }
+    /// Registers the class with the URL loading system, once, and makes `URLSession.shared` if nothing has yet.
+    static func register() { _ = sharedSessionIsIntercepted }
+
+    /// Whether `URLSession.shared` asks this class before the native HTTP protocol. It copies the registered
+    /// classes when it is made: made before ``register()``, it sends every request to the network unseen. Made
+    /// here otherwise, right after registering, so that nothing later can make it without this class.
+    static let sharedSessionIsIntercepted: Bool = {
+        registration
+        #if canImport(FoundationNetworking)
+        let classes = URLSession.shared.configuration.protocolClasses ?? []
+        guard let ours = classes.firstIndex(where: { $0 == VCRURLProtocol.self }) else { return false }
+        let natives = URLSessionConfiguration.default.protocolClasses ?? []
+        return !classes[..<ours].contains { registered in natives.contains { $0 == registered } }
+        #else
+        return true
+        #endif
+    }()
 
     /// How redirect hops reach the client: reported where the loader takes `wasRedirectedTo` (Apple's), followed
     /// inside the protocol where it does not (swift-corelibs-foundation).
