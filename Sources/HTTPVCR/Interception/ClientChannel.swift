@@ -53,12 +53,13 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         self.redirectHandling = redirectHandling
     }
 
-    /// The client's protocol and the client, unless the load was stopped.
+    /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
     private var endpoint: (VCRURLProtocol, any URLProtocolClient)? {
         lock.lock()
-        defer { lock.unlock() }
-        guard !isStopped, let protocolInstance, let client = protocolInstance.client else { return nil }
-        return (protocolInstance, client)
+        let instance = isStopped ? nil : protocolInstance
+        lock.unlock()
+        guard let instance, let client = instance.client, instance.isTaskLive else { return nil }
+        return (instance, client)
     }
 
     func stop() {
@@ -82,6 +83,12 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     }
 
     // MARK: Replay
+
+    var isOnClientQueue: Bool { clientQueue.isCurrent }
+
+    func onClientQueue(_ body: @escaping @Sendable () -> Void) {
+        clientQueue.async(body)
+    }
 
     func receive(_ event: Scene.Event) {
         switch event {
@@ -213,7 +220,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
     private func toClient(ending: Bool = false, _ body: @escaping (VCRURLProtocol, any URLProtocolClient) -> Void) {
-        if clientQueue.isDirect {
+        if clientQueue.isCurrent {
             callClient(ending: ending, body)
         } else {
             clientQueue.async { [self] in callClient(ending: ending, body) }

@@ -35,9 +35,6 @@ final class ClientQueue: @unchecked Sendable {
     }()
 
     private let queue: OpaquePointer?
-    private let startThread = pthread_self()
-    /// Written and read only on the thread that runs `startLoading` (see ``isDirect``), so it needs no lock.
-    private var isInStartLoading = true
 
     /// Call from `startLoading`: captures the queue it runs on.
     init() {
@@ -49,15 +46,11 @@ final class ClientQueue: @unchecked Sendable {
         if let queue { Self.dispatch?.release(queue) }
     }
 
-    /// Call when `startLoading` returns: from then on callbacks hop to the captured queue.
-    func leftStartLoading() {
-        isInStartLoading = false
-    }
-
-    /// Whether a callback may be made right here: from `startLoading` itself, or when no queue was captured.
-    var isDirect: Bool {
-        guard queue != nil, Self.dispatch != nil else { return true }
-        return pthread_equal(pthread_self(), startThread) != 0 && isInStartLoading
+    /// Whether a callback may be made right here: on the captured queue (in `startLoading`, or in a block sent
+    /// there), or anywhere when no queue was captured.
+    var isCurrent: Bool {
+        guard let queue, let dispatch = Self.dispatch else { return true }
+        return dispatch.getCurrentQueue() == queue
     }
 
     /// Runs `body` on the captured queue, after what was sent there before.
@@ -77,8 +70,7 @@ final class ClientQueue: @unchecked Sendable {
     }
     #else
     init() {}
-    func leftStartLoading() {}
-    var isDirect: Bool { true }
+    var isCurrent: Bool { true }
     func async(_ body: @escaping () -> Void) { body() }
     #endif
 }

@@ -2,7 +2,16 @@ import Foundation
 
 /// Who receives a replayed chapter's scenes: the URLProtocol instance serving the live request.
 protocol SceneReceiver: AnyObject, Sendable {
+    /// Whether ``receive(_:)`` may be called from here, now.
+    var isOnClientQueue: Bool { get }
+    /// Runs `body` where ``receive(_:)`` may be called, after what was sent there before.
+    func onClientQueue(_ body: @escaping @Sendable () -> Void)
     func receive(_ event: Scene.Event)
+}
+
+extension SceneReceiver {
+    var isOnClientQueue: Bool { true }
+    func onClientQueue(_ body: @escaping @Sendable () -> Void) { body() }
 }
 
 /// One scene handed to one receiver. It names the scene rather than holding it: deliveries are copied on their
@@ -180,23 +189,24 @@ struct Player {
     }
 }
 
-/// Hands deliveries to receivers in the order they were queued, on whichever thread queued them when no other
-/// thread is delivering: inline in the common case, yet never out of order.
+/// Hands deliveries to receivers one at a time, in the order they were queued: inline on whichever thread queued
+/// them when nobody else is delivering, else by whoever is.
 ///
-/// With `pacesCompletions`, what follows the end of one request waits a moment, so that the client sees that
-/// request finish before the next scenes arrive (URLSession finishes tasks on other queues; without a gap two
-/// completions handed over back to back may be seen in either order).
+/// Each delivery is made where its receiver's client must be called (corelibs: the task's queue). When that is not
+/// where the turn is, the turn goes there with it, and the deliveries after it follow from there: so a client call
+/// is over before the next one starts, and the session hears of chapters in tape order by construction.
 final class DeliveryQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Delivery] = []
+    /// Where the next delivery is in `pending`; what is before it has been handed over.
+    private var next = 0
+    /// Someone holds the turn to deliver: a draining thread, a hop to a client's queue, or a direct hand-over.
     private var isDraining = false
-    private let pacesCompletions: Bool
     /// The tape the deliveries' scene positions refer to.
     private let scenes: [Scene]
 
-    init(scenes: [Scene], pacesCompletions: Bool) {
+    init(scenes: [Scene]) {
         self.scenes = scenes
-        self.pacesCompletions = pacesCompletions
     }
 
     /// Call with the cassette's lock held, so that queue order is decision order.
@@ -219,53 +229,53 @@ final class DeliveryQueue: @unchecked Sendable {
         return true
     }
 
-    /// Gives the turn back and delivers what was queued meanwhile: a moment later when completions are paced,
-    /// so that the client sees the chapter handed over directly finish first.
+    /// Gives the turn back once the directly handed-over chapter's client calls are made, and delivers what was
+    /// queued meanwhile.
     func endDirect() {
         lock.lock()
         isDraining = false
         let hasPending = !pending.isEmpty
         lock.unlock()
-        guard hasPending else { return }
-        if pacesCompletions {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain() }
-        } else {
-            drain()
+        if hasPending { drain() }
+    }
+
+    /// Call without the cassette's lock: delivers everything queued, unless someone else holds the turn.
+    func drain() {
+        lock.lock()
+        guard !isDraining, !pending.isEmpty else { return lock.unlock() }
+        isDraining = true
+        lock.unlock()
+        deliverHoldingTheTurn()
+    }
+
+    private func deliverHoldingTheTurn() {
+        while true {
+            lock.lock()
+            guard next < pending.count else {
+                pending.removeAll(keepingCapacity: true)
+                next = 0
+                isDraining = false
+                return lock.unlock()
+            }
+            let delivery = pending[next]
+            next += 1
+            lock.unlock()
+            guard delivery.receiver.isOnClientQueue else {
+                // The turn moves to the client's queue, and what follows is delivered from there.
+                return delivery.receiver.onClientQueue { [self] in
+                    hand(delivery)
+                    deliverHoldingTheTurn()
+                }
+            }
+            hand(delivery)
         }
     }
 
-    /// Call without the cassette's lock: delivers everything queued, unless another thread already is.
-    func drain() {
-        lock.lock()
-        guard !isDraining else { return lock.unlock() }
-        isDraining = true
-        while !pending.isEmpty {
-            // Taken whole, not copied: a copy would retain every delivery once more.
-            var batch: [Delivery] = []
-            swap(&batch, &pending)
-            var rest: ArraySlice<Delivery> = []
-            if pacesCompletions, let end = batch.firstIndex(where: \.isEnd), end < batch.count - 1 {
-                rest = batch[(end + 1)...]
-                batch.removeSubrange((end + 1)...)
-            }
-            lock.unlock()
-            for delivery in batch {
-                if let scene = delivery.scene {
-                    delivery.receiver.receive(scenes[scene].event)
-                } else {
-                    delivery.receiver.receive(.completion)
-                }
-            }
-            lock.lock()
-            if !rest.isEmpty {
-                pending.insert(contentsOf: rest, at: 0)
-                isDraining = false
-                lock.unlock()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.drain() }
-                return
-            }
+    private func hand(_ delivery: Delivery) {
+        if let scene = delivery.scene {
+            delivery.receiver.receive(scenes[scene].event)
+        } else {
+            delivery.receiver.receive(.completion)
         }
-        isDraining = false
-        lock.unlock()
     }
 }

@@ -76,7 +76,6 @@ class VCRURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
-        defer { channelIfMade?.clientQueue.leftStartLoading() }
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return channel.fail(VCRError(
@@ -123,5 +122,17 @@ class VCRURLProtocol: URLProtocol {
 
     override func stopLoading() {
         channelIfMade?.stop()
+    }
+
+    /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'
+    /// `cancel()` tells the client itself, later, on the task's queue; a completion from us in between would
+    /// have the task finished and unregistered before that, and its cancellation then traps ("a task that is not
+    /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
+    var isTaskLive: Bool {
+        guard let task else { return true }
+        switch task.state {
+        case .canceling, .completed: return false
+        default: return true
+        }
     }
 }

@@ -9,7 +9,7 @@ extension VCRURLProtocol {
     /// channel, queue or lock: nothing else talks to this client meanwhile, and the cassette holds back every
     /// other delivery until ``Cassette/endDirectReplay()``.
     func handOver(_ chapter: Cassette.ReplayedChapter) {
-        guard let client else { return }
+        guard let client, isTaskLive else { return }
         var body = Data()
         for position in chapter.positions {
             switch chapter.scenes[position].event {

@@ -112,10 +112,7 @@ public final class Cassette: @unchecked Sendable {
             scenesOfChapter[chapter].append(position)
         }
         self.loadedScenes = tape.scenes
-        self.deliveries = DeliveryQueue(
-            scenes: tape.scenes,
-            pacesCompletions: configuration.playbackMode == .chronological
-        )
+        self.deliveries = DeliveryQueue(scenes: tape.scenes)
         self.loadedRequests = requests
         self.index = MatchIndex(matchers: resolvedMatchers, requests: requests)
         self.player = Player(

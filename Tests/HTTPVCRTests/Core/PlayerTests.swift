@@ -199,7 +199,7 @@ import Testing
             }
         }
         let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
-        let queue = DeliveryQueue(scenes: scenes, pacesCompletions: true)
+        let queue = DeliveryQueue(scenes: scenes)
         let receiver = Recorder()
         #expect(queue.beginDirect())
         #expect(queue.beginDirect() == false, "one turn at a time")
@@ -211,11 +211,66 @@ import Testing
         #expect(receiver.count == 0, "held back while the turn is taken")
         #expect(queue.beginDirect() == false, "deliveries are waiting")
         queue.endDirect()
-        // Paced: what came meanwhile follows the directly handed over chapter a moment later.
-        let deadline = Date().addingTimeInterval(2)
-        while receiver.count < 2, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
-        #expect(receiver.count == 2)
+        #expect(receiver.count == 2, "what came meanwhile follows as soon as the turn is given back")
         #expect(queue.beginDirect())
+        queue.endDirect()
+    }
+
+    /// Receivers whose clients must be called on queues of their own (corelibs' task queues): each delivery is
+    /// made on its receiver's queue, and the next one only once it is over, whatever the queues' threads do.
+    @Test func theTurnMovesToEachReceiversQueueAndDeliveriesStayInOrder() async throws {
+        final class Log: @unchecked Sendable {
+            private let lock = NSLock()
+            private var entries: [String] = []
+            func append(_ entry: String) {
+                lock.lock()
+                entries.append(entry)
+                lock.unlock()
+            }
+            var all: [String] {
+                lock.lock()
+                defer { lock.unlock() }
+                return entries
+            }
+        }
+        final class QueueReceiver: SceneReceiver, @unchecked Sendable {
+            let name: String
+            let log: Log
+            let queue: DispatchQueue
+            private let key = DispatchSpecificKey<String>()
+            init(_ name: String, log: Log) {
+                self.name = name
+                self.log = log
+                queue = DispatchQueue(label: name)
+                queue.setSpecific(key: key, value: name)
+            }
+            var isOnClientQueue: Bool { DispatchQueue.getSpecific(key: key) == name }
+            func onClientQueue(_ body: @escaping @Sendable () -> Void) {
+                // A moment's delay on some queues: a later delivery must still wait for this one.
+                let delay = name == "a" ? 0.002 : 0
+                queue.asyncAfter(deadline: .now() + delay) { body() }
+            }
+            func receive(_ event: Scene.Event) {
+                log.append("\(name):\(isOnClientQueue ? "own queue" : "ELSEWHERE")")
+            }
+        }
+        let log = Log()
+        let receivers = [QueueReceiver("a", log: log), QueueReceiver("b", log: log), QueueReceiver("c", log: log)]
+        let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
+        let queue = DeliveryQueue(scenes: scenes)
+        var expected: [String] = []
+        var deliveries: [Delivery] = []
+        for round in 0..<30 {
+            let receiver = receivers[(round * 7) % 3]
+            deliveries.append(Delivery(receiver: receiver, scene: round % 2 + 1, chapter: 0, isEnd: false))
+            expected.append("\(receiver.name):own queue")
+        }
+        queue.enqueue(deliveries)
+        queue.drain()
+        let deadline = Date().addingTimeInterval(5)
+        while log.all.count < expected.count, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(log.all == expected)
+        #expect(queue.beginDirect(), "the turn is given back once everything is delivered")
         queue.endDirect()
     }
 }

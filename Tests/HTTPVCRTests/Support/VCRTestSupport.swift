@@ -82,3 +82,19 @@ func vcrSession(timeout: TimeInterval = 30) -> URLSession {
     VCR.install(in: configuration)
     return URLSession(configuration: configuration)
 }
+
+/// A value behind a lock, for tests that collect what callbacks on other threads saw.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
