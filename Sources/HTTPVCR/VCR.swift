@@ -103,8 +103,10 @@ public enum VCR {
 
     // MARK: Failures
 
-    /// Requests refused since the last ``takeFailures()``: unmatched requests on write-protected cassettes and
-    /// requests HTTPVCR cannot serve. Test integrations report these on the test that caused them.
+    /// What went wrong with requests since the last ``takeFailures()``: unmatched requests on write-protected
+    /// cassettes, requests HTTPVCR cannot serve, and requests that could not reach the server while recording
+    /// (kept off the tape unless ``VCRConfiguration/recordsConnectionErrors``). Test integrations report these on
+    /// the test that caused them.
     public static var failures: [VCRError] {
         state.withLock { $0.failures }
     }

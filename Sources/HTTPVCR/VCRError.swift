@@ -38,6 +38,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// `URLSession.shared` was made before HTTPVCR registered itself, so its requests would bypass the
         /// cassette (swift-corelibs-foundation).
         case sharedSessionNotIntercepted = 9
+        /// A request failed to reach the server while recording (connection refused, no such host, offline), and
+        /// ``VCRConfiguration/recordsConnectionErrors`` is off: it was not written to the cassette.
+        case connectionErrorNotRecorded = 10
     }
 
     public var description: String { message }

@@ -3,6 +3,11 @@ import HTTPVCR
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The local httpbin that `scripts/test` starts for the tests (gunicorn on 127.0.0.1), shared by the test targets.
 ///
@@ -126,6 +131,29 @@ public enum HTTPBin {
             if count >= n || Date() >= deadline { return count }
             Thread.sleep(forTimeInterval: 0.01)
         }
+    }
+
+    /// A loopback port nothing listens on (one the system handed out, closed again): requests to it are refused,
+    /// as they are when a server is down.
+    public static func closedPort() throws -> Int {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "cannot bind a loopback port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     // MARK: - Private

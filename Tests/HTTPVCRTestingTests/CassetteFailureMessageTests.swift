@@ -144,6 +144,27 @@ import HTTPBinTestSupport
         #expect(VCR.cassette?.url.path.hasPrefix(suite.path) != true, "ejected even though saving failed")
     }
 
+    @Test func aRecordingThatCannotReachTheServerFailsTheTestAndIsNotSaved() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let down = URL(string: "http://localhost:\(try HTTPBin.closedPort())/down")!
+        let trait = _CassetteTrait.cassette("server-down", cassettesPath: folder.path, configure: DogfoodServer.configure)
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                await #expect(throws: URLError.self) { try await DogfoodServer.session().data(from: down) }
+            }
+        } matching: { issue in
+            let text = issue.text
+            return issue.sourceLocation == test.sourceLocation
+                && text.contains("GET \(down.absoluteString) could not reach the server while recording")
+                && text.contains("so it was not written to \(folder.path)/server-down.json")
+                && text.contains("configuration.recordsConnectionErrors = true")
+                && text.contains("  test: CassetteFailureMessageTests/"
+                    + "aRecordingThatCannotReachTheServerFailsTheTestAndIsNotSaved")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/server-down.json"))
+    }
+
     @Test(.cassette("nested-outer", recordMode: .new, configure: DogfoodServer.configure))
     func nestedScopesAreRefused() async throws {
         let outer = try #require(VCRActiveCassette.current?.cassette)

@@ -52,6 +52,13 @@ public struct VCRConfiguration: Sendable {
     /// default; set to `[]` to record them as they are.
     public var secureHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
 
+    /// Records requests that could not reach the server at all (connection refused, no such host, offline).
+    /// Off by default: such a request is kept off the tape and reported in ``VCR/failures`` (the test
+    /// integrations fail the test with it), so that a recording made while a server was down does not replay the
+    /// outage forever. Timeouts and cancellations are recorded either way. Turn it on for a test that records an
+    /// outage on purpose.
+    public var recordsConnectionErrors = false
+
     /// Lets cassettes be inserted although `URLSession.shared` bypasses HTTPVCR (Linux: it was made before the
     /// first `VCR` call). Off by default: ``VCR/insertCassette(_:)`` throws rather than let the shared session's
     /// requests reach the network unseen. Turn it on only when every request goes through sessions made with

@@ -150,7 +150,13 @@ final class Recording: @unchecked Sendable {
 
     func completed(error: (any Error)?) {
         append(error.map(Event.error) ?? .completion)
-        commit()
+        if let error, let cassette, !cassette.configuration.recordsConnectionErrors,
+           ConnectionError.isUnreachable(error) {
+            // A cassette would replay the outage forever: report it instead, and keep it off the tape.
+            VCR.recordFailure(.connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.url.path))
+        } else {
+            commit()
+        }
         if let error { channel.fail(error) } else { channel.finish() }
     }
 
@@ -230,5 +236,36 @@ final class Recording: @unchecked Sendable {
     private func seconds(since order: UInt64) -> TimeInterval {
         let nanoseconds = order >= startedAt ? order - startedAt : 0
         return (Double(nanoseconds) / 1_000_000).rounded() / 1000
+    }
+}
+
+/// Errors that say the server could not be reached at all, as opposed to what it did (a status, a slow answer)
+/// or what the client did (a cancellation, its own timeout).
+enum ConnectionError {
+    static func isUnreachable(_ error: any Error) -> Bool {
+        let error = error as NSError
+        guard error.domain == NSURLErrorDomain else { return false }
+        switch error.code {
+        case NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost, NSURLErrorNetworkConnectionLost,
+             NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet, NSURLErrorSecureConnectionFailed,
+             NSURLErrorInternationalRoamingOff, NSURLErrorDataNotAllowed:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension VCRError {
+    static func connectionErrorNotRecorded(_ request: URLRequest, error: any Error, cassettePath: String) -> VCRError {
+        let error = error as NSError
+        return VCRError(
+            .connectionErrorNotRecorded,
+            "\(Mismatch.describe(request)) could not reach the server while recording (\(error.domain) "
+                + "\(error.code): \(error.localizedDescription)), so it was not written to \(cassettePath): the "
+                + "cassette would replay that outage forever. Start the server and record again, or set "
+                + "configuration.recordsConnectionErrors = true to record connection errors on purpose.",
+            cassettePath: cassettePath
+        )
     }
 }
