@@ -17,7 +17,15 @@ let package = Package(
         .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
         // The local httpbin the record tests talk to (started by scripts/test); shared by the test targets.
         .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),
-        .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR", "HTTPBinTestSupport"]),
+        // Mutants of valid cassettes of every format, shared by MalformedCassetteMutationTests and the fuzz
+        // runner that scripts/fuzz-cassettes builds.
+        .target(name: "CassetteMutations", dependencies: ["HTTPVCR"], path: "Tests/CassetteMutations"),
+        .executableTarget(
+            name: "cassette-fuzz",
+            dependencies: ["HTTPVCR", "CassetteMutations"],
+            path: "Tests/CassetteFuzz"
+        ),
+        .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR", "HTTPBinTestSupport", "CassetteMutations"]),
         .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"]),
         .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR"]),
     ],

@@ -55,12 +55,16 @@ public enum CassetteFile {
         guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
         let isPropertyList = data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
             || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8))
-        if !isPropertyList && HTTPVCRFormat.looksLikeJSONDocument(data) {
-            do {
-                return (try HTTPVCRFormat.tape(decoding: data, isPropertyList: false), .json)
-            } catch {
-                throw VCRError.malformed(path, error.reason)
-            }
+        // The fast path for our own JSON. A file it cannot read goes through the general reader below, which
+        // accepts the same files and names the field that is wrong.
+        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data), let tape = HTTPVCRFormat.tape(decoding: data) {
+            return (tape, .json)
+        }
+        if isPropertyList, !data.starts(with: Array("bplist".utf8)), NestingLimit.isExceeded(inXMLPropertyList: data) {
+            throw VCRError.malformed(
+                path,
+                "not valid property list: nested more than \(NestingLimit.maximumDepth) levels deep"
+            )
         }
         let object: Any
         do {

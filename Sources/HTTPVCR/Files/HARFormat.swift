@@ -138,12 +138,19 @@ enum HARFormat {
     private static func timing(_ entry: FieldReader) throws(DecodeFailure) -> (TimeInterval, TimeInterval) {
         var beforeResponse = 0.0
         var receive = 0.0
-        if let timings = entry.object["timings"] as? [String: Any] {
-            for phase in ["blocked", "dns", "connect", "send", "wait"] {
-                guard let value = timings[phase] as? NSNumber, value.doubleValue > 0 else { continue }
-                beforeResponse += value.doubleValue
+        if entry.object["timings"] is [String: Any] {
+            let timings = try entry.child("timings")
+            for phase in ["blocked", "dns", "connect", "send", "wait", "receive"] {
+                // Phases that are not numbers are ignored, as before; `nan` or `inf` (a property list) is an error.
+                guard timings.object[phase] is NSNumber else { continue }
+                let value = try timings.double(phase)
+                guard value > 0 else { continue }
+                if phase == "receive" { receive = value } else { beforeResponse += value }
             }
-            if let value = timings["receive"] as? NSNumber, value.doubleValue > 0 { receive = value.doubleValue }
+            // Five finite phases can still add up to infinity.
+            guard beforeResponse.isFinite else {
+                throw DecodeFailure("\(timings.path): the phases before the response add up to more than a Double")
+            }
         }
         let total = entry.has("time") ? try entry.double("time") : beforeResponse + receive
         let timeToFirstByte = beforeResponse / 1000

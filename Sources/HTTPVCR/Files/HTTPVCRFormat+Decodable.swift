@@ -1,9 +1,12 @@
 import Foundation
 
-/// Reading HTTPVCR's own format with `JSONDecoder` / `PropertyListDecoder` straight into typed records.
+/// Reading HTTPVCR's own JSON with `JSONDecoder` straight into typed records.
 ///
 /// Going through `JSONSerialization` builds Foundation objects and then casts every one of them back to Swift
-/// types, which on Linux cost as much as parsing itself; decoding typed records skips both.
+/// types, which on Linux cost as much as parsing itself; decoding typed records skips both. This is only the fast
+/// path: a file it cannot read is read again by ``tape(from:)``, which accepts the same files and says exactly
+/// what is wrong (`JSONDecoder` calls a number too large for an `Int` "not valid JSON"). Property lists never
+/// come here: `PropertyListDecoder` recurses without a limit and overflows the stack on deeply nested XML.
 extension HTTPVCRFormat {
     /// Whether the bytes start like one of our JSON documents (the writer puts `format` first).
     static func looksLikeJSONDocument(_ data: Data) -> Bool {
@@ -11,21 +14,13 @@ extension HTTPVCRFormat {
         return prefix.first == UInt8(ascii: "{") && prefix.range(of: Data(#""format": "HTTPVCR""#.utf8)) != nil
     }
 
-    static func tape(decoding data: Data, isPropertyList: Bool) throws(DecodeFailure) -> Tape {
-        let document: Document
-        do {
-            document = isPropertyList
-                ? try PropertyListDecoder().decode(Document.self, from: data)
-                : try JSONDecoder().decode(Document.self, from: data)
-        } catch let error as DecodeFailure {
-            throw error
-        } catch let error as DecodingError {
-            throw DecodeFailure(describe(error))
-        } catch {
-            throw DecodeFailure("\(error)")
-        }
-        return Tape(scenes: document.scenes)
+    /// The tape, or nil when `JSONDecoder` cannot read the file for any reason.
+    static func tape(decoding data: Data) -> Tape? {
+        (try? JSONDecoder().decode(Document.self, from: data)).map { Tape(scenes: $0.scenes) }
     }
+
+    /// What the fast path throws where it cannot read a file; ``tape(from:)`` then says what is wrong.
+    private struct Unreadable: Error {}
 
     private struct Document: Decodable {
         let scenes: [Scene]
@@ -35,9 +30,7 @@ extension HTTPVCRFormat {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let version = try container.decode(Int.self, forKey: .version)
-            guard version == HTTPVCRFormat.version else {
-                throw DecodeFailure("unknown version \(version) (this HTTPVCR reads version \(HTTPVCRFormat.version))")
-            }
+            guard version == HTTPVCRFormat.version else { throw Unreadable() }
             var scenes: [Scene] = []
             var list = try container.nestedUnkeyedContainer(forKey: .scenes)
             if let count = list.count { scenes.reserveCapacity(count) }
@@ -56,6 +49,7 @@ extension HTTPVCRFormat {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let chapter = try container.decode(Int.self, forKey: .chapter)
+            guard Tape.chapterNumbers.contains(chapter) else { throw Unreadable() }
             let time = try container.decodeIfPresent(Double.self, forKey: .time) ?? 0
             let event: Scene.Event
             if let request = try container.decodeIfPresent(RequestRecord.self, forKey: .request) {
@@ -71,8 +65,7 @@ extension HTTPVCRFormat {
             } else if container.contains(.complete) {
                 event = .completion
             } else {
-                let path = decoder.codingPath.map(HTTPVCRFormat.pathComponent).joined()
-                throw DecodeFailure("\(path): a scene needs one of request, redirect, response, data, error, complete")
+                throw Unreadable()
             }
             scene = Scene(chapter: chapter, time: time, event: event)
         }
@@ -126,64 +119,11 @@ extension HTTPVCRFormat {
         _ container: KeyedDecodingContainer<Key>, text: Key, base64: Key
     ) throws -> Data? {
         if let encoded = try container.decodeIfPresent(String.self, forKey: base64) {
-            guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
-                let path = (container.codingPath + [base64]).map(HTTPVCRFormat.pathComponent).joined()
-                throw DecodeFailure("\(path): not valid base64")
-            }
+            guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else { throw Unreadable() }
             return data
         }
         guard container.contains(text) else { return nil }
         if let string = try? container.decode(String.self, forKey: text) { return Data(string.utf8) }
         return try container.decode(Data.self, forKey: text)
-    }
-
-    /// `scenes[3].response.status` from a coding path.
-    static func pathComponent(_ key: any CodingKey) -> String {
-        if let index = key.intValue { return "[\(index)]" }
-        return ".\(key.stringValue)"
-    }
-
-    /// "scenes[0].chapter: expected a number, found a string", from a decoding error.
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
-            let components = context.codingPath + (key.map { [$0] } ?? [])
-            let text = components.map(pathComponent).joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "top level" : text)
-        }
-        func expected(_ type: Any.Type) -> String {
-            switch type {
-            case is Int.Type, is Double.Type: "a number"
-            case is String.Type: "a string"
-            case is Bool.Type: "a boolean"
-            case is Data.Type: "data"
-            default: type is [Any].Type || type is any Collection.Type ? "an array" : "an object"
-            }
-        }
-        func found(_ context: DecodingError.Context) -> String {
-            let text = context.debugDescription.lowercased()
-            for (word, name) in [("string", "a string"), ("number", "a number"), ("array", "an array"),
-                                 ("dictionary", "an object"), ("object", "an object"), ("bool", "a boolean"),
-                                 ("null", "null")] where text.contains("found \(word)") || text.contains("found a \(word)")
-                || text.contains("found an \(word)") {
-                return ", found \(name)"
-            }
-            return ""
-        }
-        switch error {
-        case let .typeMismatch(type, context):
-            return "\(path(context)): expected \(expected(type))\(found(context))"
-        case let .valueNotFound(type, context):
-            return "\(path(context)): expected \(expected(type)), found null"
-        case let .keyNotFound(key, context):
-            return "\(path(context, key)): missing"
-        case let .dataCorrupted(context):
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            let detail = underlying ?? context.debugDescription
-            // Same words as for files that JSONSerialization cannot parse.
-            if context.codingPath.isEmpty { return "not valid JSON (truncated or corrupt?): \(detail)" }
-            return "\(path(context)): \(detail)"
-        @unknown default:
-            return "\(error)"
-        }
     }
 }

@@ -6,6 +6,11 @@ enum HTTPVCRFormat {
     static let formatName = "HTTPVCR"
     static let version = 1
 
+    static func chapterOutOfRange(_ chapter: Int, at path: String) -> DecodeFailure {
+        let largest = Tape.chapterNumbers.upperBound
+        return DecodeFailure("\(path): chapter \(chapter) is out of range (chapter numbers run from 0 to \(largest))")
+    }
+
     /// Whether a parsed document is one of ours (of any version).
     static func isReadable(_ object: Any) -> Bool {
         (object as? [String: Any])?["format"] as? String == formatName
@@ -96,6 +101,9 @@ enum HTTPVCRFormat {
 
     private static func scene(_ fields: FieldReader) throws(DecodeFailure) -> Scene {
         let chapter = try fields.int("chapter")
+        guard Tape.chapterNumbers.contains(chapter) else {
+            throw chapterOutOfRange(chapter, at: fields.join("chapter"))
+        }
         let time = fields.has("time") ? try fields.double("time") : 0
         let event: Scene.Event
         if fields.has("request") {

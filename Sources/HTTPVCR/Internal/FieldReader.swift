@@ -25,16 +25,24 @@ package struct FieldReader {
         object[key] as? String
     }
 
+    /// A whole number that fits in an `Int`. `NSNumber.intValue` would silently truncate 1.5 and wrap 1e19 or
+    /// 9223372036854775808 around to a negative number, so anything else is an error.
     package func int(_ key: String) throws(DecodeFailure) -> Int {
         guard let value = object[key] else { throw missing(key, "a number") }
-        if let number = value as? NSNumber { return number.intValue }
-        throw wrongType(key, "a number", value)
+        guard let number = value as? NSNumber else { throw wrongType(key, "a number", value) }
+        guard let integer = exactInteger(number) else {
+            throw DecodeFailure("\(join(key)): expected a whole number that fits in 64 bits, found \(number)")
+        }
+        return integer
     }
 
+    /// A finite number: property lists can hold `nan` and `inf`, which no time or duration means.
     package func double(_ key: String) throws(DecodeFailure) -> Double {
         guard let value = object[key] else { throw missing(key, "a number") }
-        if let number = value as? NSNumber { return number.doubleValue }
-        throw wrongType(key, "a number", value)
+        guard let number = value as? NSNumber else { throw wrongType(key, "a number", value) }
+        let double = number.doubleValue
+        guard double.isFinite else { throw DecodeFailure("\(join(key)): expected a finite number, found \(number)") }
+        return double
     }
 
     package func child(_ key: String) throws(DecodeFailure) -> FieldReader {
@@ -83,6 +91,22 @@ package struct FieldReader {
 
     package func wrongType(_ key: String, _ expected: String, _ value: Any) -> DecodeFailure {
         DecodeFailure("\(join(key)): expected \(expected), found \(describe(value))")
+    }
+}
+
+/// The number's value as an `Int`, or nil when it has a fraction, is not finite, or does not fit.
+package func exactInteger(_ number: NSNumber) -> Int? {
+    switch UInt8(bitPattern: number.objCType.pointee) {
+    case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+        let value = number.uint64Value
+        return value <= UInt64(Int.max) ? Int(value) : nil
+    case UInt8(ascii: "f"), UInt8(ascii: "d"):
+        // NSDecimalNumber holds integers beyond 64 bits; as a Double they round to ±2^63, which would fit.
+        let value = number.doubleValue
+        if number is NSDecimalNumber, !(value.magnitude < 0x1p63) { return nil }
+        return Int(exactly: value)
+    default:
+        return Int(exactly: number.int64Value)
     }
 }
 

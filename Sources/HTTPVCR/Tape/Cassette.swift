@@ -39,6 +39,8 @@ public final class Cassette: @unchecked Sendable {
     /// Scenes recorded since insertion, each anchored at the playhead when it happened.
     private var recorded: [(anchor: Int, order: UInt64, scene: Scene)] = []
     private var nextChapter: Int
+    /// The loaded tape's chapter numbers, which new chapters must not reuse.
+    private let loadedChapters: Set<Int>
     private var hasChanges: Bool
 
     init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
@@ -125,6 +127,7 @@ public final class Cassette: @unchecked Sendable {
         self.matched = Array(repeating: false, count: requests.count)
         self.finished = Array(repeating: false, count: requests.count)
         self.nextChapter = tape.nextChapter
+        self.loadedChapters = Set(chapterPosition.keys)
     }
 
     // MARK: Public state
@@ -329,8 +332,11 @@ public final class Cassette: @unchecked Sendable {
     /// A chapter number for a request about to be recorded.
     func reserveChapter() -> Int {
         withLock {
-            defer { nextChapter += 1 }
-            return nextChapter
+            // Counting up from above the highest chapter; past the largest number a file may hold (a tape that
+            // already reaches it), the lowest unused ones. Never overflows, never reuses one.
+            let chapter = Tape.unusedChapter(from: nextChapter, notIn: loadedChapters)
+            nextChapter = chapter + 1
+            return chapter
         }
     }
 

@@ -27,9 +27,31 @@ public struct Tape: Sendable, Equatable {
         return order.compactMap { Interaction(scenes: byChapter[$0]!) }
     }
 
-    /// The next chapter number that is not used on this tape.
+    /// The next chapter number that is not used on this tape: one above the highest.
+    ///
+    /// Never beyond 2147483647, the largest chapter a cassette file may hold: a tape that already reaches it (or,
+    /// built in code, `Int.max`, which `+ 1` would overflow) gets the lowest unused positive number instead.
     public var nextChapter: Int {
-        (scenes.map(\.chapter).max() ?? 0) + 1
+        let highest = scenes.map(\.chapter).max() ?? 0
+        if highest < Self.chapterNumbers.upperBound { return max(highest, 0) + 1 }
+        return Self.unusedChapter(from: 1, notIn: Set(scenes.map(\.chapter)))
+    }
+
+    /// The chapter numbers a cassette file may hold; reading one outside them fails.
+    ///
+    /// New chapters are numbered above the highest on the tape, so a file with a chapter at `Int.max` used to make
+    /// the next one overflow and trap. No cassette holds anywhere near 2^31 requests, and a number JSON tools
+    /// all read exactly leaves cassettes portable.
+    static let chapterNumbers = 0...Int(Int32.max)
+
+    /// The first number from `candidate` on that is in ``chapterNumbers`` (after 0) and not in `used`, wrapping
+    /// around to 1 past the end.
+    static func unusedChapter(from candidate: Int, notIn used: Set<Int>) -> Int {
+        var chapter = candidate
+        while !(1...chapterNumbers.upperBound).contains(chapter) || used.contains(chapter) {
+            chapter = chapter >= 1 && chapter < chapterNumbers.upperBound ? chapter + 1 : 1
+        }
+        return chapter
     }
 }
 
