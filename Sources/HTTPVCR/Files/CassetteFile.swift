@@ -126,19 +126,15 @@ public enum CassetteFile {
 
     /// Writes bytes to `url` atomically (see ``write(_:to:as:)``).
     public static func write(_ data: Data, to url: URL) throws(VCRError) {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try data.write(to: temporary)
-            if rename(temporary.path, url.path) != 0 {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
+        do throws(AtomicFileWrite.Failure) {
+            try AtomicFileWrite.replaceContents(of: url, with: data)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            let file = error.linkTarget.map { "\(url.path) (a link to \($0))" } ?? url.path
             throw VCRError(
                 .saveFailed,
-                "Cannot save cassette \(url.path): \(reason(error)). The previous file, if any, is unchanged.",
+                error.isReplaced
+                    ? "Saved cassette \(file), but \(error.reason), so the save may not survive a crash."
+                    : "Cannot save cassette \(file): \(error.reason). The previous file, if any, is unchanged.",
                 cassettePath: url.path
             )
         }
