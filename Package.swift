@@ -17,6 +17,8 @@ let package = Package(
         .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
         // The local httpbin the record tests talk to (started by scripts/test); shared by the test targets.
         .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),
+        // Scenarios that need a fresh process (what ran before the first VCR call); run by FreshProcessTests.
+        .executableTarget(name: "vcr-scenarios", dependencies: ["HTTPVCR"], path: "Tests/VCRScenarios"),
         // Mutants of valid cassettes of every format, shared by MalformedCassetteMutationTests and the fuzz
         // runner that scripts/fuzz-cassettes builds.
         .target(name: "CassetteMutations", dependencies: ["HTTPVCR"], path: "Tests/CassetteMutations"),

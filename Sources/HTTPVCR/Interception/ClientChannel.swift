@@ -20,6 +20,11 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     private var redirectsFollowed = 0
     /// Created in `startLoading`, on the queue client callbacks must use.
     let clientQueue = ClientQueue()
+    /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
+    private let caller: CallerTask?
+    /// The end is to be (or was) delivered from a block sent to the client's queue after the caller was seen
+    /// cancelled.
+    private var hasYieldedBeforeEnding = false
     /// Called when the client is gone, to stop a recording in flight.
     private var onStop: (@Sendable () -> Void)?
 
@@ -47,10 +52,11 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         case fail(any Error)
     }
 
-    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling) {
+    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling, caller: CallerTask?) {
         self.protocolInstance = protocolInstance
         self.originalURL = protocolInstance.request.url
         self.redirectHandling = redirectHandling
+        self.caller = caller
     }
 
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
@@ -88,6 +94,15 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
 
     func onClientQueue(_ body: @escaping @Sendable () -> Void) {
         clientQueue.async(body)
+    }
+
+    func yieldsBeforeEnding() -> Bool {
+        guard caller?.isCancelled == true else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        if hasYieldedBeforeEnding { return false }
+        hasYieldedBeforeEnding = true
+        return true
     }
 
     func receive(_ event: Scene.Event) {
@@ -219,11 +234,12 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     }
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
+    /// An end whose caller is being cancelled is sent once more to the back of the queue first (see CallerTask).
     private func toClient(ending: Bool = false, _ body: @escaping (VCRURLProtocol, any URLProtocolClient) -> Void) {
-        if clientQueue.isCurrent {
+        if clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) {
             callClient(ending: ending, body)
         } else {
-            clientQueue.async { [self] in callClient(ending: ending, body) }
+            clientQueue.async { [self] in toClient(ending: ending, body) }
         }
     }
 

@@ -46,6 +46,11 @@ final class ClientQueue: @unchecked Sendable {
         if let queue { Self.dispatch?.release(queue) }
     }
 
+    /// The queue this thread runs a block of now, if any: in `canInit` and `startLoading`, the task's own queue.
+    static var currentQueue: OpaquePointer? {
+        dispatch?.getCurrentQueue()
+    }
+
     /// Whether a callback may be made right here: on the captured queue (in `startLoading`, or in a block sent
     /// there), or anywhere when no queue was captured.
     var isCurrent: Bool {
@@ -70,6 +75,7 @@ final class ClientQueue: @unchecked Sendable {
     }
     #else
     init() {}
+    static var currentQueue: OpaquePointer? { nil }
     var isCurrent: Bool { true }
     func async(_ body: @escaping () -> Void) { body() }
     #endif

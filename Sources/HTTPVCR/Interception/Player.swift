@@ -6,12 +6,16 @@ protocol SceneReceiver: AnyObject, Sendable {
     var isOnClientQueue: Bool { get }
     /// Runs `body` where ``receive(_:)`` may be called, after what was sent there before.
     func onClientQueue(_ body: @escaping @Sendable () -> Void)
+    /// Whether the chapter's end must be delivered from a block of its own, sent to the client's queue now, rather
+    /// than right here (see ``CallerTask``). True once at most: the end is delivered from that block.
+    func yieldsBeforeEnding() -> Bool
     func receive(_ event: Scene.Event)
 }
 
 extension SceneReceiver {
     var isOnClientQueue: Bool { true }
     func onClientQueue(_ body: @escaping @Sendable () -> Void) { body() }
+    func yieldsBeforeEnding() -> Bool { false }
 }
 
 /// One scene handed to one receiver. It names the scene rather than holding it: deliveries are copied on their
@@ -260,7 +264,7 @@ final class DeliveryQueue: @unchecked Sendable {
             let delivery = pending[next]
             next += 1
             lock.unlock()
-            guard delivery.receiver.isOnClientQueue else {
+            guard delivery.receiver.isOnClientQueue, !(delivery.isEnd && delivery.receiver.yieldsBeforeEnding()) else {
                 // The turn moves to the client's queue, and what follows is delivered from there.
                 return delivery.receiver.onClientQueue { [self] in
                     hand(delivery)

@@ -54,10 +54,12 @@ class VCRURLProtocol: URLProtocol {
 
     /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
     private var channelIfMade: ClientChannel?
+    /// The Swift task that started the request, when `canInit` ran in one.
+    private var caller: CallerTask?
 
     private var channel: ClientChannel {
         if let channelIfMade { return channelIfMade }
-        let made = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling)
+        let made = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling, caller: caller)
         channelIfMade = made
         return made
     }
@@ -67,15 +69,19 @@ class VCRURLProtocol: URLProtocol {
               URLProtocol.property(forKey: passThroughKey, in: request) == nil,
               let cassette = VCR.cassette
         else { return false }
-        if cassette.intercepts(request, to: url) { return true }
         // A hop this protocol reported leads here: the rest of its chapter is on the tape, whatever the host
         // filter says of the host it leads to.
-        return redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request)
+        guard cassette.intercepts(request, to: url)
+            || (redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
+        else { return false }
+        CallerTask.noteCaller()
+        return true
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
+        caller = CallerTask.takeCaller()
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return channel.fail(VCRError(
@@ -106,7 +112,10 @@ class VCRURLProtocol: URLProtocol {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
         if Self.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
-        switch cassette.play(filtered, to: { channel }) {
+        // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
+        // being cancelled (see CallerTask).
+        let mayHandOverWhole = caller?.isCancelled != true
+        switch cassette.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel }) {
         case .replaying:
             break
         case let .replayNow(chapter):

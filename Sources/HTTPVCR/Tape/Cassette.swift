@@ -212,10 +212,14 @@ public final class Cassette: @unchecked Sendable {
 
     /// Matches a (filtered) live request against the tape and starts replaying it, either handing the chapter
     /// back whole or queueing its scenes for the receiver `makeReceiver` makes (made only then).
-    func play(_ request: URLRequest, to makeReceiver: () -> any SceneReceiver) -> Decision {
+    func play(
+        _ request: URLRequest,
+        mayHandOverWhole: Bool = true,
+        to makeReceiver: () -> any SceneReceiver
+    ) -> Decision {
         let decision: Decision = withLock {
             if recordMode == .all { return .record }
-            switch startReplay(of: request, mayHandOverWhole: true, to: makeReceiver) {
+            switch startReplay(of: request, mayHandOverWhole: mayHandOverWhole, to: makeReceiver) {
             case let .whole(chapter): return .replayNow(chapter)
             case .queued: return .replaying
             case nil: break

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import HTTPBinTestSupport
+
+/// What a user's process does before the first `VCR` call, and races only a fresh process shows: each scenario of
+/// `Tests/VCRScenarios` runs in a process of its own, as a test binary of a user's would.
+@Suite struct FreshProcessTests {
+    static func scenario(_ arguments: String..., timeout: TimeInterval = 60) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.builtExecutable("vcr-scenarios"), arguments, timeout: timeout)
+    }
+
+    @Test func aSharedSessionMadeBeforeHTTPVCRRefusesCassettesInsteadOfBypassingThem() throws {
+        let result = try Self.scenario("shared-session-made-first")
+        #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+    }
+
+    @Test func aSessionMadeBeforeSetupDoesNotStopTheSharedSessionFromBeingIntercepted() throws {
+        let folder = try TemporaryFolder()
+        let before = try HTTPBin.settledRequestCount()
+        let result = try Self.scenario("session-made-first", folder.path)
+        #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        let seen = try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains("/anything/made-first") }
+        #expect(seen.count == 1, "recorded once, replayed and refused without the server: \(seen)")
+    }
+
+    /// 100 requests in flight while recording, then while replaying, in a process where a session was made
+    /// before `VCR.setup`: every body is its own, on the tape and in the caller's hands.
+    @Test func oneHundredConcurrentRequestsRecordAndReplayEachWithItsOwnBody() throws {
+        for _ in 0..<3 {
+            let folder = try TemporaryFolder()
+            let result = try Self.scenario("stress", folder.path, "100")
+            #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        }
+    }
+
+    /// One unmatched request among 20 in a task group, on a cassette that may not record: the group fails with
+    /// the mismatch, its other tasks are cancelled, and nothing crashes or hangs.
+    @Test func anUnmatchedRequestInATaskGroupFailsTheGroupWithoutCrashOrHang() throws {
+        for _ in 0..<3 {
+            let folder = try TemporaryFolder()
+            let result = try Self.scenario("mismatch-in-group", folder.path, timeout: 60)
+            #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        }
+    }
+
+    /// A task group cancelled while the chapters of its 60 requests are being handed over, 30 times: every
+    /// request ends (replayed or cancelled) and nothing deadlocks. (Plain URLSession on Linux deadlocks here: a
+    /// cancellation handler waits for the session's queue while holding the lock a completion needs.)
+    @Test func cancellingATaskGroupWhileItsChaptersAreDeliveredNeverDeadlocks() throws {
+        for _ in 0..<2 {
+            let folder = try TemporaryFolder()
+            let result = try Self.scenario("cancel-storm", folder.path, timeout: 60)
+            #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        }
+    }
+}

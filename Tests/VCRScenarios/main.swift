@@ -1,0 +1,207 @@
+// Scenarios that need a process of their own: what a user's process did before the first VCR call cannot be
+// undone inside the test runner, which has long registered HTTPVCR. FreshProcessTests runs each one.
+//
+//   vcr-scenarios shared-session-made-first     URLSession.shared used before VCR: inserting must refuse
+//   vcr-scenarios session-made-first FOLDER     a session made before VCR.setup: records, then refuses offline
+//   vcr-scenarios stress FOLDER COUNT           COUNT concurrent requests recorded, then replayed
+//   vcr-scenarios mismatch-in-group FOLDER      one unmatched request among 20 in a task group
+//   vcr-scenarios cancel-storm FOLDER           tasks cancelled while their chapters are delivered
+//
+// Each prints `ok: …` and exits 0, or prints what went wrong and exits 1. HTTPBIN_URL names the server.
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPVCR
+
+struct ScenarioFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func httpbin(_ pathAndQuery: String) throws -> URL {
+    guard let base = ProcessInfo.processInfo.environment["HTTPBIN_URL"], !base.isEmpty,
+          let url = URL(string: base + pathAndQuery)
+    else { throw ScenarioFailure("HTTPBIN_URL is not set: run through scripts/with-httpbin") }
+    return url
+}
+
+func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw ScenarioFailure(message()) }
+}
+
+/// httpbin's `/anything` echoes the URL it was asked for: the body says which request it answers.
+func echoedURL(_ data: Data) -> String? {
+    ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["url"] as? String
+}
+
+func sharedSessionMadeFirst() async throws -> String {
+    _ = URLSession.shared  // an app's client, a probe: anything that touches it before HTTPVCR
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    VCR.setup { $0.cassettesPath = folder.path }
+    do {
+        try VCR.insertCassette("refused")
+        throw ScenarioFailure("insertCassette accepted a cassette the shared session bypasses")
+    } catch let error as VCRError {
+        try check(error.code == .sharedSessionNotIntercepted, "wrong error: \(error)")
+        try check(error.message.contains("URLSession.shared was made before HTTPVCR registered itself"),
+                  "unclear message: \(error.message)")
+    }
+    // Opted out: the cassette goes in, for installed sessions.
+    try VCR.insertCassette { $0.cassettePath = "installed-only"; $0.allowsUninterceptedSharedSession = true }
+    try VCR.ejectCassette()
+    return "refused with sharedSessionNotIntercepted"
+}
+
+func sessionMadeFirst(folder: String) async throws -> String {
+    _ = URLSession(configuration: .ephemeral)  // makes corelibs register its native protocols first
+    VCR.setup { $0.cassettesPath = folder }
+    let url = try httpbin("/anything/made-first?id=\(UUID().uuidString)")
+    try VCR.insertCassette("made-first")
+    let (recorded, _) = try await URLSession.shared.data(from: url)
+    try VCR.ejectCassette()
+    let (tape, _) = try CassetteFile.read(at: URL(fileURLWithPath: folder + "/made-first.json"))
+    try check(tape.interactions.map(\.request.url) == [url.absoluteString], "not recorded: \(tape.interactions)")
+
+    try VCR.insertCassette { $0.cassettePath = "made-first"; $0.recordMode = .none }
+    defer { try? VCR.ejectCassette() }
+    let (replayed, _) = try await URLSession.shared.data(from: url)
+    try check(replayed == recorded, "replayed another body")
+    do {
+        _ = try await URLSession.shared.data(from: try httpbin("/anything/made-first-unrecorded"))
+        throw ScenarioFailure("an unmatched request on a .none cassette was answered")
+    } catch let error as VCRError {
+        try check(error.code == .noMatch, "wrong error: \(error)")
+    }
+    return "recorded, replayed, and refused the unmatched request"
+}
+
+func stress(folder: String, count: Int) async throws -> String {
+    _ = URLSession(configuration: .ephemeral)
+    VCR.setup { $0.cassettesPath = folder }
+    let run = UUID().uuidString
+    let urls = try (0..<count).map { try httpbin("/anything/stress/\($0)?run=\(run)") }
+
+    func fetchAll() async throws -> [URL: Data] {
+        try await withThrowingTaskGroup(of: (URL, Data).self) { group in
+            for url in urls { group.addTask { (url, try await URLSession.shared.data(from: url).0) } }
+            var bodies: [URL: Data] = [:]
+            for try await (url, body) in group { bodies[url] = body }
+            return bodies
+        }
+    }
+    func checkOwnBodies(_ bodies: [URL: Data], _ phase: String) throws {
+        try check(bodies.count == count, "\(phase): \(bodies.count) of \(count) answered")
+        let crossed = bodies.filter { echoedURL($0.value) != $0.key.absoluteString }
+        try check(crossed.isEmpty, "\(phase): \(crossed.count) requests got another request's body, e.g. "
+            + "\(crossed.first.map { "\($0.key) got \(echoedURL($0.value) ?? "?")" } ?? "")")
+    }
+
+    try VCR.insertCassette("stress")
+    let recorded = try await fetchAll()
+    try VCR.ejectCassette()
+    try checkOwnBodies(recorded, "recording")
+    let (tape, _) = try CassetteFile.read(at: URL(fileURLWithPath: folder + "/stress.json"))
+    let taped = Dictionary(tape.interactions.map { ($0.request.url, $0.body) }, uniquingKeysWith: { first, _ in first })
+    try check(tape.interactions.count == count && taped.count == count, "the tape holds \(tape.interactions.count)")
+    let crossedOnTape = taped.filter { echoedURL($0.value) != $0.key }
+    try check(crossedOnTape.isEmpty, "\(crossedOnTape.count) taped bodies belong to other requests")
+
+    try VCR.insertCassette { $0.cassettePath = "stress"; $0.recordMode = .none }
+    let replayed = try await fetchAll()
+    let cassette = VCR.cassette
+    try VCR.ejectCassette()
+    try checkOwnBodies(replayed, "replay")
+    try check(cassette?.allPlayed == true, "not every recording was replayed")
+    return "\(count) recorded and \(count) replayed, every body its own"
+}
+
+func mismatchInGroup(folder: String) async throws -> String {
+    VCR.setup { $0.cassettesPath = folder }
+    // Recorded from the server, 19 requests in flight together: chapters interleave on the tape as they did.
+    let urls = try (1...19).map { try httpbin("/anything/group/\($0)") }
+    try VCR.insertCassette("group")
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for url in urls { group.addTask { _ = try await URLSession.shared.data(from: url) } }
+        try await group.waitForAll()
+    }
+    try VCR.ejectCassette()
+    var outcomes: [String: Int] = [:]
+    for round in 0..<20 {
+        try VCR.insertCassette { $0.cassettePath = "group"; $0.recordMode = .none }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // The unmatched request moves through the group from round to round.
+                var requested = urls
+                requested.insert(try httpbin("/anything/group/unmatched"), at: round % 20)
+                for url in requested { group.addTask { _ = try await URLSession.shared.data(from: url) } }
+                try await group.waitForAll()
+            }
+            throw ScenarioFailure("round \(round): the unmatched request did not fail the group")
+        } catch let error as VCRError where error.code == .noMatch {
+            outcomes["noMatch", default: 0] += 1
+        }
+        try VCR.ejectCassette()
+        _ = VCR.takeFailures()
+    }
+    return "20 rounds, each failed by its unmatched request: \(outcomes)"
+}
+
+/// Tasks cancelled while their replayed chapters are being delivered: HTTPVCR must leave a cancelled task to
+/// corelibs (which tells its client itself) and never finish it in between.
+func cancelStorm(folder: String) async throws -> String {
+    VCR.setup { $0.cassettesPath = folder }
+    let count = 60
+    var scenes: [Scene] = []
+    for chapter in 1...count {
+        let url = "http://replay.test/\(chapter)"
+        scenes += [
+            Scene(chapter: chapter, event: .request(RecordedRequest(method: "GET", url: url))),
+            Scene(chapter: chapter, event: .response(RecordedResponse(url: url, statusCode: 200))),
+            Scene(chapter: chapter, event: .data(Data("body \(chapter)".utf8))),
+            Scene(chapter: chapter, event: .completion),
+        ]
+    }
+    try CassetteFile.write(Tape(scenes: scenes), to: URL(fileURLWithPath: folder + "/storm.json"), as: .json)
+    var finished = 0
+    var cancelled = 0
+    for round in 0..<30 {
+        try VCR.insertCassette { $0.cassettePath = "storm"; $0.recordMode = .none }
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            // Requested in reverse: chronological playback queues them all until the first on the tape comes.
+            for chapter in (1...count).reversed() {
+                let url = URL(string: "http://replay.test/\(chapter)")!
+                group.addTask { (try? await URLSession.shared.data(from: url)) != nil }
+            }
+            // Cancel the lot at a moment that moves from round to round, while deliveries are under way.
+            try? await Task.sleep(nanoseconds: UInt64(round % 6) * 200_000)
+            group.cancelAll()
+            var outcomes: [Bool] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        finished += outcomes.filter { $0 }.count
+        cancelled += outcomes.filter { !$0 }.count
+        try VCR.ejectCassette()
+        _ = VCR.takeFailures()
+    }
+    return "30 rounds of \(count): \(finished) finished, \(cancelled) cancelled, no crash"
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    let result: String
+    switch (arguments.first, arguments.count) {
+    case ("shared-session-made-first", 1): result = try await sharedSessionMadeFirst()
+    case ("session-made-first", 2): result = try await sessionMadeFirst(folder: arguments[1])
+    case ("stress", 3): result = try await stress(folder: arguments[1], count: Int(arguments[2]) ?? 100)
+    case ("mismatch-in-group", 2): result = try await mismatchInGroup(folder: arguments[1])
+    case ("cancel-storm", 2): result = try await cancelStorm(folder: arguments[1])
+    default: throw ScenarioFailure("usage: see the top of Tests/VCRScenarios/main.swift")
+    }
+    print("ok: \(result)")
+} catch {
+    print("failed: \(error)")
+    exit(1)
+}
