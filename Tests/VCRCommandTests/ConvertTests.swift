@@ -47,14 +47,17 @@ import Testing
 
     @Test func everyYAHTTPVCRFixtureToJSONAndHAR() throws {
         let folder = try TemporaryFolder()
-        for fixture in VCRTool.yahttpvcrFixtures {
+        let fixtures = VCRTool.yahttpvcrFixtures
+        try #require(!fixtures.isEmpty, "no YAHTTPVCR fixtures in \(VCRTool.fixtures.path)/yahttpvcr")
+        for fixture in fixtures {
             let original = try CassetteFile.read(at: fixture).tape
-            let json = folder.file(fixture.deletingPathExtension().lastPathComponent + ".json").path
+            // The whole name: post-json-body.json and post-json-body.plist get outputs of their own.
+            let json = folder.file(fixture.lastPathComponent + ".json").path
             let toJSON = try VCRTool.run("convert", fixture.path, json)
             #expect(toJSON.status == 0, "\(toJSON)")
             #expect(try CassetteFile.read(at: URL(fileURLWithPath: json)).tape == original, "\(fixture.lastPathComponent)")
 
-            let har = folder.file(fixture.deletingPathExtension().lastPathComponent + ".har").path
+            let har = folder.file(fixture.lastPathComponent + ".har").path
             let toHAR = try VCRTool.run("convert", fixture.path, har)
             #expect(toHAR.status == 0, "\(toHAR)")
             let readBack = try exchanges(har)

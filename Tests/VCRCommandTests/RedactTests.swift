@@ -266,11 +266,13 @@ import Testing
         #expect(after[.systemFileNumber] as? Int == attributes[.systemFileNumber] as? Int, "not even rewritten")
     }
 
-    /// The README's story: the VCR.py fixture converted, redacted, and then clean; it is the committed example.
-    @Test func readmeStoryReproducesTheCommittedExample() throws {
-        let folder = try TemporaryFolder()
+    /// The README's story: a VCR.py cassette converted, linted (four secrets), redacted, and then clean.
+    /// Returns the redacted cassette's path in `folder`.
+    func readmeStory(on source: URL, in folder: TemporaryFolder) throws -> String {
+        try #require(FileManager.default.fileExists(atPath: source.path), "missing fixture \(source.path)")
         let path = folder.file("httpbin-basics.json").path
-        #expect(try VCRTool.run("convert", VCRTool.vcrPyFixture.path, path).status == 0)
+        let convert = try VCRTool.run("convert", source.path, path)
+        #expect(convert.status == 0, "\(convert)")
         let lint = try VCRTool.run("lint", path)
         #expect(lint.status == 1)
         #expect(lint.lines.count == 4, "\(lint)")
@@ -280,8 +282,34 @@ import Testing
         )
         #expect(redact.status == 0, "\(redact)")
         #expect(try VCRTool.run("lint", path).status == 0)
+        return path
+    }
 
-        let committed = VCRTool.packageRoot.appendingPathComponent("Cassettes.bundle/Examples/httpbin-basics.json")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(contentsOf: committed))
+    static let committedExample = VCRTool.packageRoot
+        .appendingPathComponent("Cassettes.bundle/Examples/httpbin-basics.json")
+
+    /// The in-repo fixture was recorded after the committed example, so only what was asked and answered matches.
+    @Test func readmeStoryOnTheFixtureMakesTheCommittedExampleRequests() throws {
+        let folder = try TemporaryFolder()
+        let path = try readmeStory(on: VCRTool.vcrPyFixture, in: folder)
+        let redacted = try CassetteFile.read(at: URL(fileURLWithPath: path)).tape.interactions
+        let committed = try CassetteFile.read(at: Self.committedExample).tape.interactions
+        #expect(redacted.map(\.request.method) == committed.map(\.request.method))
+        #expect(redacted.map(\.request.url) == committed.map(\.request.url))
+        #expect(redacted.map { $0.response?.statusCode } == committed.map { $0.response?.statusCode })
+        #expect(redacted.map { $0.response?.headers[field: "Set-Cookie"] }
+            == committed.map { $0.response?.headers[field: "Set-Cookie"] })
+    }
+
+    /// The committed example was made from the VCR.py cassette among the shared fixtures: byte for byte.
+    @Test(.enabled(
+        if: VCRTool.sharedFixtures != nil,
+        "HTTPVCR_SHARED_FIXTURES names the other tools' cassettes the committed example was made from"
+    ))
+    func readmeStoryReproducesTheCommittedExample() throws {
+        let shared = try #require(VCRTool.sharedFixtures).appendingPathComponent("vcrpy/httpbin-basics.json")
+        let folder = try TemporaryFolder()
+        let path = try readmeStory(on: shared, in: folder)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(contentsOf: Self.committedExample))
     }
 }

@@ -32,22 +32,13 @@ extension VCRTests {
             try CassetteFile.write(tape, to: folder.url.appendingPathComponent("interleaved.json"), as: .json)
         }
 
-        func completionOrder() async throws -> [String] {
-            try await withThrowingTaskGroup(of: String.self) { group in
-                group.addTask { String(decoding: try await session.data(from: slow).0, as: UTF8.self) }
-                group.addTask { String(decoding: try await session.data(from: fast).0, as: UTF8.self) }
-                var order: [String] = []
-                for try await body in group { order.append(body) }
-                return order
-            }
-        }
-
-        @Test func chronologicalPlaybackKeepsTheRecordedCompletionOrder() async throws {
+        @Test(arguments: CompletionObserver.allCases)
+        func chronologicalPlaybackKeepsTheRecordedCompletionOrder(observer: CompletionObserver) async throws {
             let folder = try TemporaryFolder()
             try writeInterleavedTape(in: folder)
-            for _ in 0..<5 {
+            for _ in 0..<20 {
                 let order = try await withCassette("interleaved", in: folder.path) { cassette in
-                    let order = try await completionOrder()
+                    let order = await completionOrder([slow, fast], observedBy: observer)
                     #expect(cassette.allPlayed)
                     return order
                 }
@@ -57,7 +48,8 @@ extension VCRTests {
 
         /// Chapters one after the other on the tape, requested together in either order: the first on the tape is
         /// handed over whole, the second waits for it in the delivery queue, and they finish in tape order.
-        @Test func chronologicalPlaybackFinishesBackToBackChaptersInTapeOrder() async throws {
+        @Test(arguments: CompletionObserver.allCases)
+        func chronologicalPlaybackFinishesBackToBackChaptersInTapeOrder(observer: CompletionObserver) async throws {
             let folder = try TemporaryFolder()
             var scenes: [Scene] = []
             for (chapter, url) in [(1, slow), (2, fast)] {
@@ -69,21 +61,31 @@ extension VCRTests {
                 ]
             }
             try CassetteFile.write(Tape(scenes: scenes), to: folder.url.appendingPathComponent("back-to-back.json"), as: .json)
-            for fastFirst in [false, true, false, true, false, true] {
+            for fastFirst in Array(repeating: [false, true], count: 10).joined() {
                 let order = try await withCassette("back-to-back", in: folder.path) { cassette in
-                    let order = try await withThrowingTaskGroup(of: String.self) { group in
-                        for url in fastFirst ? [fast, slow] : [slow, fast] {
-                            group.addTask { String(decoding: try await session.data(from: url).0, as: UTF8.self) }
-                        }
-                        var order: [String] = []
-                        for try await body in group { order.append(body) }
-                        return order
-                    }
+                    let order = await completionOrder(fastFirst ? [fast, slow] : [slow, fast], observedBy: observer)
                     #expect(cassette.allPlayed)
                     return order
                 }
                 #expect(order == ["slow", "fast"], "requested \(fastFirst ? "fast" : "slow") first")
             }
+        }
+
+        /// Async callers get every body whole, whatever order their tasks resume in.
+        @Test func concurrentAsyncCallersGetTheirOwnBodies() async throws {
+            let folder = try TemporaryFolder()
+            try writeInterleavedTape(in: folder)
+            let bodies = try await withCassette("interleaved", in: folder.path) { _ in
+                try await withThrowingTaskGroup(of: (URL, String).self) { group in
+                    for url in [slow, fast] {
+                        group.addTask { (url, String(decoding: try await session.data(from: url).0, as: UTF8.self)) }
+                    }
+                    var bodies: [URL: String] = [:]
+                    for try await (url, body) in group { bodies[url] = body }
+                    return bodies
+                }
+            }
+            #expect(bodies == [slow: "slow", fast: "fast"])
         }
 
         @Test func chronologicalPlaybackDoesNotWaitForeverForARequestNobodyMakes() async throws {
@@ -129,18 +131,21 @@ extension VCRTests {
 
         @Test func redirectHopsStoredAsSeparateRequestsAreFollowed() async throws {
             // VCR.py stores each hop of /redirect/2 as its own interaction.
-            let fixture = packageRoot.appendingPathComponent("../shared/fixtures/vcrpy/httpbin-basics.json").standardizedFileURL
-            let (data, response) = try await withCassette(fixture.path, in: "/") { cassette in
+            let fixture = ForeignFormatTests.vcrpyFixture
+            let base = ForeignFormatTests.vcrpyBase
+            let replayOnly: (inout VCRConfiguration) -> Void = { $0.recordMode = .none }
+            let (data, response) = try await withCassette(fixture.path, in: "/", replayOnly) { cassette in
                 #expect(cassette.format == .vcrpy && cassette.isWriteProtected)
-                return try await session.data(from: URL(string: "http://127.0.0.1:18765/redirect/2")!)
+                return try await session.data(from: URL(string: "\(base)/redirect/2")!)
             }
             #expect(response.url?.path == "/get")
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect(data.json?["url"] as? String == "http://127.0.0.1:18765/get")
+            #expect(data.json?["url"] as? String == "\(base)/get")
         }
 
         @Test func foreignCassettesCannotBeRecordedInto() async throws {
-            let fixture = packageRoot.appendingPathComponent("../shared/fixtures/vcrpy/httpbin-basics.json").standardizedFileURL
+            let fixture = ForeignFormatTests.vcrpyFixture
+            try #require(FileManager.default.fileExists(atPath: fixture.path), "missing fixture \(fixture.path)")
             await VCRCassetteLock.shared.lock()
             defer { VCRCassetteLock.shared.unlock() }
             do {
@@ -154,68 +159,69 @@ extension VCRTests {
         }
     }
 
-    /// YAHTTPVCR's own cassettes, replayed: each does what its file name says.
+    /// YAHTTPVCR cassettes (`Tests/Fixtures/yahttpvcr`), replayed: each does what its file name says.
     @Suite struct YAHTTPVCRReplayTests {
         let session = vcrSession(timeout: 5)
-        static let folder = packageRoot.appendingPathComponent("../shared/fixtures/yahttpvcr").standardizedFileURL
-        static let query = "?queryField3=queryValue3&queryField1=secret-query-value"
 
-        func replay(_ name: String, _ configure: @escaping (inout VCRConfiguration) -> Void = { _ in }, _ body: () async throws -> Void) async throws {
-            try await withCassette(Self.folder.appendingPathComponent(name + ".json").path, in: "/", configure) { cassette in
+        func replay(
+            _ name: String,
+            _ configure: @escaping (inout VCRConfiguration) -> Void = { _ in },
+            _ body: () async throws -> Void
+        ) async throws {
+            let path = ForeignFormatTests.yahttpvcrFixture(name + ".json").path
+            // .none: a missing fixture fails with its path instead of recording from the network.
+            try await withCassette(path, in: "/", { $0.recordMode = .none; configure(&$0) }) { cassette in
                 #expect(cassette.format == .yahttpvcr)
                 try await body()
             }
         }
 
-        @Test(arguments: ["NSURLSession", "NSURLConnectionAsynchronous", "NSURLConnectionSynchronous"])
-        func stubbedResponses(prefix: String) async throws {
-            try await replay(prefix + "PlaybackGETShouldReturnStubbedResponse") {
-                let (data, response) = try await session.data(from: URL(string: "https://httpbin.org/get" + Self.query)!)
+        @Test func stubbedResponses() async throws {
+            try await replay("get-json-response") {
+                let url = URL(string: "https://httpbin.org/get?lang=swift&page=2")!
+                let (data, response) = try await session.data(from: url)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
-                #expect(data.json?["queryField1"] as? String == "secret-query-value")
+                #expect((data.json?["args"] as? [String: Any])?["lang"] as? String == "swift")
             }
-            try await replay(prefix + "PlaybackPOSTShouldReturnStubbedResponse") {
+            try await replay("post-json-body") {
                 var request = URLRequest(url: URL(string: "https://httpbin.org/post")!)
                 request.httpMethod = "POST"
-                request.httpBody = Data(#"{"postBodyField2":"postBodyValue2","postBodyField1":"secret-post-body-value"}"#.utf8)
+                request.httpBody = Data(#"{"title":"Mixtape","tracks":12}"#.utf8)
                 let (data, _) = try await session.data(for: request)
-                #expect(data.json?["postBodyField1"] as? String == "secret-post-body-value")
+                #expect((data.json?["json"] as? [String: Any])?["title"] as? String == "Mixtape")
             }
-            try await replay(prefix + "PlaybackGETShouldReturnStubbedResponseWhenRecordedRedirects") {
-                let (data, response) = try await session.data(from: URL(string: "https://httpbin.org/absolute-redirect/3" + Self.query)!)
+            try await replay("get-followed-redirects") {
+                let (data, response) = try await session.data(from: URL(string: "https://httpbin.org/redirect/3")!)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
-                #expect(data == Data("{}".utf8))
+                #expect(data.json?["url"] as? String == "https://httpbin.org/get")
             }
-            try await replay(prefix + "PlaybackGETShouldReturnStubbedErrorWhenRemoteDoesntRespondInTime") {
+            try await replay("get-timed-out") {
                 let error = await #expect(throws: URLError.self) {
-                    try await session.data(from: URL(string: "https://httpbin.org/delay/6" + Self.query)!)
+                    try await session.data(from: URL(string: "https://httpbin.org/delay/10")!)
                 }
                 #expect(error?.code == .timedOut)
             }
         }
 
         @Test func emptyDataAndCancellation() async throws {
-            try await replay("NSURLSessionPlaybackGETShouldReturnStubbedResponseWhenStubRecordedWithEmptyData") {
-                let (data, response) = try await session.data(from: URL(string: "https://httpbin.org/get" + Self.query)!)
+            try await replay("get-empty-body") {
+                let (data, response) = try await session.data(from: URL(string: "https://httpbin.org/bytes/0")!)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200 && data.isEmpty)
             }
-            try await replay("NSURLSessionPlaybackGETShouldReturnStubbedErrorWhenRequestCancelled") {
+            try await replay("get-cancelled") {
                 let error = await #expect(throws: URLError.self) {
-                    try await session.data(from: URL(string: "https://httpbin.org/delay/6" + Self.query)!)
+                    try await session.data(from: URL(string: "https://httpbin.org/delay/10")!)
                 }
                 #expect(error?.code == .cancelled)
             }
         }
 
-        @Test(arguments: [("Chronologically", PlaybackMode.chronological), ("Momentary", PlaybackMode.momentary)])
-        func fewRequests(name: String, mode: PlaybackMode) async throws {
-            try await replay("NSURLSessionPlaybackGETShouldReturnStubbedResponses\(name)WhenFewRequestStubbed", { $0.playbackMode = mode }) {
-                let order = try await withThrowingTaskGroup(of: String.self) { group in
-                    group.addTask { _ = try await session.data(from: URL(string: "https://httpbin.org/delay/2" + Self.query)!); return "delay" }
-                    group.addTask { _ = try await session.data(from: URL(string: "https://httpbin.org/get" + Self.query)!); return "get" }
-                    var order: [String] = []
-                    for try await name in group { order.append(name) }
-                    return order
+        @Test(arguments: [PlaybackMode.chronological, PlaybackMode.momentary])
+        func interleavedRequests(mode: PlaybackMode) async throws {
+            try await replay("interleaved-slow-and-fast", { $0.playbackMode = mode }) {
+                let urls = ["/delay/2", "/get"].map { URL(string: "https://httpbin.org" + $0)! }
+                let order = await completionOrder(urls, observedBy: .completionHandlers).map { body in
+                    body.contains("\"url\": \"https://httpbin.org/get\"") ? "get" : "delay"
                 }
                 #expect(Set(order) == ["delay", "get"])
                 if mode == .chronological { #expect(order == ["get", "delay"]) }
@@ -223,11 +229,11 @@ extension VCRTests {
         }
 
         @Test func ignoredRequestsAreNotReplayed() async throws {
-            let url = URL(string: "https://httpbin.org/get" + Self.query)!
-            try await replay("NSURLSessionPlaybackGETShouldIgnoreAdditionalRequestWhenHostFilterConfigured", { $0.hostFilter = ["example.com"] }) {
+            let url = URL(string: "https://httpbin.org/get?lang=swift&page=2")!
+            try await replay("get-json-response", { $0.hostFilter = ["example.com"] }) {
                 #expect(VCRURLProtocol.canInit(with: URLRequest(url: url)) == false)
             }
-            try await replay("NSURLSessionPlaybackGETShouldIgnoreAdditionalRequestWhenIgnoredInBeforeRecordRequest", {
+            try await replay("get-json-response", {
                 $0.beforeRecordRequest = { $0.url?.path == "/get" ? nil : $0 }
             }) {
                 #expect(VCRURLProtocol.canInit(with: URLRequest(url: url)) == false)

@@ -211,7 +211,7 @@ extension VCRTests {
         }
 
         @Test func hopsStoredAsRequestsOfTheirOwnAreReportedAndMatched() async throws {
-            let base = "http://127.0.0.1:18765"
+            let base = ForeignFormatTests.vcrpyBase
             let folder = ForeignFormatTests.vcrpyFixture.deletingLastPathComponent().path
             let outcome = try await withCassette("httpbin-basics.json", in: folder, { $0.recordMode = .none }) { cassette in
                 let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))

@@ -112,13 +112,9 @@ extension VCRTests {
             let slow = try HTTPBin.url("/delay/1")
             let fast = try HTTPBin.url("/get?fast=1")
             let result = try await recordThenReplay("concurrent") { _ in
-                try await withThrowingTaskGroup(of: String.self) { group in
-                    group.addTask { _ = try await session.data(from: slow); return "slow" }
-                    try await Task.sleep(nanoseconds: 50_000_000)
-                    group.addTask { _ = try await session.data(from: fast); return "fast" }
-                    var order: [String] = []
-                    for try await name in group { order.append(name) }
-                    return order
+                // The order one session reports them finished in (see CompletionObserver).
+                await completionOrder([slow, fast], observedBy: .completionHandlers, spacing: 0.05).map { body in
+                    body.contains("fast=1") ? "fast" : "slow"
                 }
             }
             #expect(result.recorded == ["fast", "slow"])

@@ -98,3 +98,78 @@ final class Locked<Value>: @unchecked Sendable {
         return body(&value)
     }
 }
+
+/// How a test sees which request finished first: what HTTPVCR guarantees is the order the session is told,
+/// and so the order one session runs completion handlers and delegate callbacks in. (Code awaiting
+/// `data(from:)` in separate tasks resumes in whatever order Swift's scheduler picks, as with a server.)
+enum CompletionObserver: String, CaseIterable, CustomTestStringConvertible {
+    case completionHandlers, delegate
+    var testDescription: String { rawValue }
+}
+
+/// Requests `urls` together (`spacing` apart) and returns their bodies in the order the session reported them
+/// finished.
+func completionOrder(
+    _ urls: [URL],
+    observedBy observer: CompletionObserver,
+    spacing: TimeInterval = 0
+) async -> [String] {
+    let finished = Locked<[String]>([])
+    let configuration = URLSessionConfiguration.ephemeral
+    VCR.install(in: configuration)
+    let delegate = FinishLog(finished)
+    let session = observer == .delegate
+        ? URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        : URLSession(configuration: configuration)
+    defer { session.finishTasksAndInvalidate() }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let group = DispatchGroup()
+        for (index, url) in urls.enumerated() {
+            group.enter()
+            let task: URLSessionDataTask
+            switch observer {
+            case .completionHandlers:
+                task = session.dataTask(with: url) { data, _, _ in
+                    finished.withLock { $0.append(String(decoding: data ?? Data(), as: UTF8.self)) }
+                    group.leave()
+                }
+            case .delegate:
+                delegate.whenFinished(url) { group.leave() }
+                task = session.dataTask(with: url)
+            }
+            if index == 0 || spacing == 0 {
+                task.resume()
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + spacing * Double(index)) { task.resume() }
+            }
+        }
+        group.notify(queue: .global()) { continuation.resume() }
+    }
+    return finished.withLock { $0 }
+}
+
+/// A session delegate that notes which request finished, in the order the session says so.
+final class FinishLog: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let finished: Locked<[String]>
+    private let waiting = Locked<[URL: () -> Void]>([:])
+    private let bodies = Locked<[Int: Data]>([:])
+
+    init(_ finished: Locked<[String]>) {
+        self.finished = finished
+    }
+
+    func whenFinished(_ url: URL, _ action: @escaping () -> Void) {
+        waiting.withLock { $0[url] = action }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodies.withLock { $0[dataTask.taskIdentifier, default: Data()].append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let body = bodies.withLock { $0.removeValue(forKey: task.taskIdentifier) } ?? Data()
+        finished.withLock { $0.append(String(decoding: body, as: UTF8.self)) }
+        let action = task.originalRequest?.url.flatMap { url in waiting.withLock { $0.removeValue(forKey: url) } }
+        action?()
+    }
+}

@@ -24,16 +24,32 @@ enum VCRTool {
         .deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// `/work/shared/fixtures`, which is `../shared/fixtures` from the package root.
-    static let fixtures: URL = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    /// Other tools' cassettes this project made itself: `Tests/Fixtures` (its README says how).
+    static let fixtures: URL = packageRoot.appendingPathComponent("Tests/Fixtures")
 
     static var vcrPyFixture: URL { fixtures.appendingPathComponent("vcrpy/httpbin-basics.json") }
 
+    static func yahttpvcrFixture(_ name: String) -> URL {
+        fixtures.appendingPathComponent("yahttpvcr").appendingPathComponent(name)
+    }
+
+    /// Every YAHTTPVCR cassette, JSON and property list; empty when the folder is missing (tests that loop over
+    /// them check that they found some).
     static var yahttpvcrFixtures: [URL] {
         let folder = fixtures.appendingPathComponent("yahttpvcr")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.sorted().map { folder.appendingPathComponent($0) }
+        return names.filter { $0.hasSuffix(".json") || $0.hasSuffix(".plist") }.sorted()
+            .map { folder.appendingPathComponent($0) }
     }
+
+    /// Other tools' own cassettes, where `HTTPVCR_SHARED_FIXTURES` names a folder of them (scripts/with-httpbin
+    /// sets it when `../shared/fixtures` is beside the package): extra checks, never needed.
+    static let sharedFixtures: URL? = {
+        guard let path = ProcessInfo.processInfo.environment["HTTPVCR_SHARED_FIXTURES"], !path.isEmpty else {
+            return nil
+        }
+        return URL(fileURLWithPath: path)
+    }()
 
     /// The `vcr` executable built with these tests: in the products folder next to the test bundle, whatever
     /// `--scratch-path` says. `VCR_EXECUTABLE` overrides.
