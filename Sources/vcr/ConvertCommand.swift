@@ -24,7 +24,7 @@ enum ConvertCommand {
                 problem; the conversion still succeeds. The output is written atomically.
                 """,
             examples: [
-                "vcr convert ../shared/fixtures/vcrpy/httpbin-basics.json httpbin-basics.json",
+                "vcr convert Tests/Fixtures/vcrpy/httpbin-basics.json httpbin-basics.json",
                 "vcr convert Tests/Cassettes/login.json login.har   # to open in a browser's network panel",
                 "vcr convert old.plist old.json",
             ],
