@@ -27,9 +27,14 @@ let package = Package(
             dependencies: ["HTTPVCR", "CassetteMutations"],
             path: "Tests/CassetteFuzz"
         ),
-        .testTarget(name: "HTTPVCRTests", dependencies: ["HTTPVCR", "HTTPBinTestSupport", "CassetteMutations"]),
+        // Helpers only tests use (the gzip encoder that makes compressed fixtures), kept out of the library.
+        .target(name: "TestSupport", dependencies: ["HTTPVCR"], path: "Tests/TestSupport"),
+        .testTarget(
+            name: "HTTPVCRTests",
+            dependencies: ["HTTPVCR", "HTTPBinTestSupport", "CassetteMutations", "TestSupport"]
+        ),
         .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"]),
-        .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR"]),
+        .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -83,7 +83,7 @@ enum RedactCommand {
             : arguments.value("placeholder") ?? VCRConfiguration.filteredPlaceholder
         let redacted = tape.redacted(
             with: configuration(headers: headers, queries: queries, keys: keys, replacement: replacement),
-            responseHeaders: Dictionary(headers.map { ($0, replacement) }, uniquingKeysWith: { first, _ in first })
+            responseHeaders: replacing(headers, with: replacement)
         )
 
         let changes = TapeDiff.changes(from: tape, to: redacted)
@@ -119,19 +119,26 @@ enum RedactCommand {
 
     /// The configuration a recording would have used to keep these secrets off the cassette. The default
     /// secure headers are left out: redact changes what it is told to change, nothing else.
-    static func configuration(headers: [String], queries: [String], keys: [String], replacement: String?) -> VCRConfiguration {
+    static func configuration(
+        headers: [String],
+        queries: [String],
+        keys: [String],
+        replacement: String?
+    ) -> VCRConfiguration {
         var configuration = VCRConfiguration()
         configuration.secureHeaders = []
-        func map(_ names: [String]) -> [String: String?] {
-            Dictionary(names.map { ($0, replacement) }, uniquingKeysWith: { first, _ in first })
-        }
-        if !headers.isEmpty { configuration.headersFilter = .replacing(map(headers)) }
-        if !queries.isEmpty { configuration.queryParametersFilter = .replacing(map(queries)) }
+        if !headers.isEmpty { configuration.headersFilter = .replacing(replacing(headers, with: replacement)) }
+        if !queries.isEmpty { configuration.queryParametersFilter = .replacing(replacing(queries, with: replacement)) }
         if !keys.isEmpty {
-            configuration.postBodyFilter = .replacing(map(keys))
-            configuration.responseBodyFilter = .replacing(map(keys))
+            configuration.postBodyFilter = .replacing(replacing(keys, with: replacement))
+            configuration.responseBodyFilter = .replacing(replacing(keys, with: replacement))
         }
         return configuration
+    }
+
+    /// Each name (repeats once) mapped to the replacement, as the `.replacing` filters take them.
+    static func replacing(_ names: [String], with replacement: String?) -> [String: String?] {
+        Dictionary(names.map { ($0, replacement) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -104,8 +104,8 @@ struct SecretScanner {
     func isPlaceholder(_ value: String) -> Bool {
         var text = value.trimmingCharacters(in: .whitespacesAndNewlines)
         if extraPlaceholders.contains(text) { return true }
-        if text.contains("%"), let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding {
-            text = decoded.trimmingCharacters(in: .whitespaces)
+        if text.contains("%") {
+            text = FormCoding.decode(text).trimmingCharacters(in: .whitespaces)
             if extraPlaceholders.contains(text) { return true }
         }
         let lower = text.lowercased()
@@ -257,10 +257,7 @@ struct SecretScanner {
         var query = Substring(url)
         if let mark = query.firstIndex(of: "?") { query = query[query.index(after: mark)...] } else { query = "" }
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.formDecoded(parts[0])
-            let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
+        for (name, value) in FormCoding.decodePairs(query) {
             guard Self.isSecretName(name, inURL: true), !value.isEmpty, !isPlaceholder(value) else { continue }
             report.addURLSecret(
                 "\(location) query \(name)",
@@ -299,10 +296,7 @@ struct SecretScanner {
            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
             walkJSON(object, path: "", as: location, into: &report)
         } else if type.contains("x-www-form-urlencoded") || (type.isEmpty && Self.looksLikeForm(text)) {
-            for pair in text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = Self.formDecoded(parts[0])
-                let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
+            for (name, value) in FormCoding.decodePairs(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 guard Self.isSecretName(name), !value.isEmpty, !isPlaceholder(value) else { continue }
                 report.add(
                     "\(location) form field \(name)",
@@ -386,11 +380,6 @@ struct SecretScanner {
     static func embeddedJSON(_ text: String) -> Any? {
         guard let first = text.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(text.utf8))
-    }
-
-    static func formDecoded(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// `a=1&b=2` with nothing a form cannot hold.

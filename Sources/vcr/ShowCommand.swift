@@ -105,16 +105,16 @@ enum ShowCommand {
     }
 
     static func json(path: String, format: CassetteFormat, rows: [Row]) -> String {
-        let requests: [JSONOutput] = rows.map { row in
+        let requests: [JSONValue] = rows.map { row in
             let interaction = row.interaction
-            let error: JSONOutput = interaction.error.map { error in
+            let error: JSONValue = interaction.error.map { error in
                 .object([
                     ("domain", .string(error.domain)),
                     ("code", .int(error.code)),
                     ("description", .optional(error.userInfo[NSLocalizedDescriptionKey])),
                 ])
             } ?? .null
-            let redirects: [JSONOutput] = interaction.redirects.map { redirect in
+            let redirects: [JSONValue] = interaction.redirects.map { redirect in
                 .object([
                     ("status", .int(redirect.response.statusCode)),
                     ("location", .optional(redirect.response.headers[field: "Location"])),
@@ -137,11 +137,19 @@ enum ShowCommand {
                 ("timeToFirstByteMs", .optional(interaction.timeToFirstByte.map { ($0 * 1_000_000).rounded() / 1000 })),
             ])
         }
-        return JSONOutput.object([
+        let document = JSONValue.object([
             ("path", .string(path)),
             ("format", .string(format.rawValue)),
             ("formatName", .string(CassetteInput.describe(format))),
             ("requests", .array(requests)),
-        ]).text
+        ])
+        // The writer ends the document with a newline; printing adds its own.
+        return String(decoding: document.serialized().dropLast(), as: UTF8.self)
     }
+}
+
+extension JSONValue {
+    fileprivate static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    fileprivate static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    fileprivate static func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.double) ?? .null }
 }

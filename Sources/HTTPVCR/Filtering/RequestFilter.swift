@@ -18,7 +18,10 @@ enum RequestFilter {
 
     /// Every filter but `beforeRecordRequest`: for what must be written whatever that hook says, such as a
     /// redirect hop of a request that is being recorded.
-    static func filterIgnoringBeforeRecordRequest(_ request: URLRequest, with configuration: VCRConfiguration) -> URLRequest {
+    static func filterIgnoringBeforeRecordRequest(
+        _ request: URLRequest,
+        with configuration: VCRConfiguration
+    ) -> URLRequest {
         var request = request
         if configuration.pathFilter != nil || configuration.queryParametersFilter != nil, let url = request.url {
             request.url = filter(url, of: request, with: configuration)
@@ -129,29 +132,14 @@ enum QueryFilter {
 
         init(raw: String) {
             self.raw = raw
-            let parts = raw.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            name = Self.decode(parts[0])
-            value = parts.count > 1 ? Self.decode(parts[1]) : ""
+            (name, value) = FormCoding.decodePair(raw)
         }
 
         init(name: String, value: String) {
             self.name = name
             self.value = value
-            self.raw = Self.encode(name) + "=" + Self.encode(value)
-        }
-
-        private static func decode(_ text: Substring) -> String {
-            text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-        }
-
-        private static let allowed: CharacterSet = {
-            var set = CharacterSet.urlQueryAllowed
-            set.remove(charactersIn: "&=+#")
-            return set
-        }()
-
-        private static func encode(_ text: String) -> String {
-            text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+            let encoded = FormCoding.encode(name, as: .query) + [Byte.equals] + FormCoding.encode(value, as: .query)
+            raw = String(decoding: encoded, as: UTF8.self)
         }
     }
 }

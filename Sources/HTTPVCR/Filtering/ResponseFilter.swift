@@ -39,7 +39,8 @@ enum ResponseFilter {
         if let filter = configuration.responseBodyFilter {
             switch filter {
             case let .replacing(replacements):
-                body = BodyRewriter.rewrite(body, contentType: recorded.headers[field: "Content-Type"], replacing: replacements)
+                let contentType = recorded.headers[field: "Content-Type"]
+                body = BodyRewriter.rewrite(body, contentType: contentType, replacing: replacements)
             case let .custom(transform):
                 body = transform(request, httpResponse, body)
             }
@@ -55,10 +56,7 @@ enum ResponseFilter {
             body = replacedBody ?? Data()
         }
 
-        recorded.url = RequestFilter.filter(urlString: recorded.url, of: request, with: configuration)
-        if let location = recorded.headers[field: "Location"] {
-            recorded.headers[field: "Location"] = RequestFilter.filter(urlString: location, of: request, with: configuration)
-        }
+        filterURLs(of: &recorded, request: request, configuration: configuration)
         if body != originalBody || recorded.headers[field: "Content-Encoding"] == nil {
             if recorded.headers[field: "Content-Length"] != nil {
                 recorded.headers[field: "Content-Length"] = String(body.count)
@@ -76,10 +74,7 @@ enum ResponseFilter {
         configuration: VCRConfiguration
     ) -> (RecordedResponse, RecordedRequest) {
         var recorded = RecordedResponse(response)
-        recorded.url = RequestFilter.filter(urlString: recorded.url, of: request, with: configuration)
-        if let location = recorded.headers[field: "Location"] {
-            recorded.headers[field: "Location"] = RequestFilter.filter(urlString: location, of: request, with: configuration)
-        }
+        filterURLs(of: &recorded, request: request, configuration: configuration)
         let filteredHop = RequestFilter.filter(next, with: configuration)
             ?? RequestFilter.filterIgnoringBeforeRecordRequest(next, with: configuration)
         return (recorded, RecordedRequest(filteredHop))
@@ -88,13 +83,33 @@ enum ResponseFilter {
     /// An error as it goes on the tape, its failing URL filtered like the request's.
     static func filterError(_ error: any Error, request: URLRequest, configuration: VCRConfiguration) -> RecordedError {
         var recorded = RecordedError(error)
-        // The string key is deprecated but still written by Apple's loader and by YAHTTPVCR.
+        filterFailingURL(of: &recorded, request: request, configuration: configuration)
+        return recorded
+    }
+
+    /// The response URL and every `Location` through the path and query filters: for final responses and
+    /// redirect hops, as they are recorded and as `Tape.redacted(with:responseHeaders:)` rewrites them.
+    static func filterURLs(of response: inout RecordedResponse, request: URLRequest, configuration: VCRConfiguration) {
+        response.url = RequestFilter.filter(urlString: response.url, of: request, with: configuration)
+        for index in response.headers.indices
+        where response.headers[index].name.equalsIgnoringASCIICase("Location") {
+            response.headers[index].value = RequestFilter.filter(
+                urlString: response.headers[index].value,
+                of: request,
+                with: configuration
+            )
+        }
+    }
+
+    /// An error's failing URL through the path and query filters, as recorded and as redacted.
+    static func filterFailingURL(of error: inout RecordedError, request: URLRequest, configuration: VCRConfiguration) {
+        // NSURLErrorFailingURLStringErrorKey, spelled out: the constant is deprecated, but Apple's loader and
+        // YAHTTPVCR still write the key.
         for key in [NSURLErrorFailingURLErrorKey, "NSErrorFailingURLStringKey"] {
-            if let url = recorded.userInfo[key] {
-                recorded.userInfo[key] = RequestFilter.filter(urlString: url, of: request, with: configuration)
+            if let url = error.userInfo[key] {
+                error.userInfo[key] = RequestFilter.filter(urlString: url, of: request, with: configuration)
             }
         }
-        return recorded
     }
 
     private static func isCompression(_ encoding: String) -> Bool {

@@ -23,7 +23,7 @@ extension Tape {
     ///
     /// Whatever no filter changes keeps its exact value: header order and case, URLs, bytes of bodies (a compressed
     /// body in which nothing was replaced stays compressed), scene order and times.
-    public func redacted(with configuration: VCRConfiguration, responseHeaders: [String: String?] = [:]) -> Tape {
+    package func redacted(with configuration: VCRConfiguration, responseHeaders: [String: String?] = [:]) -> Tape {
         var configuration = configuration
         configuration.beforeRecordRequest = nil
         configuration.beforeRecordResponse = nil
@@ -77,7 +77,7 @@ extension CassetteFile {
     /// What writing `tape` in `format` loses, one sentence per problem (for `vcr convert` to show): HAR has no
     /// chunk boundaries, no interleaving and no response URLs. Empty for HTTPVCR's own JSON and property list,
     /// which hold a tape completely.
-    public static func lossNotes(_ tape: Tape, writingAs format: CassetteFormat) -> [String] {
+    package static func lossNotes(_ tape: Tape, writingAs format: CassetteFormat) -> [String] {
         switch format {
         case .json, .plist: []
         case .har: HARFormat.lossNotes(tape)
@@ -121,7 +121,7 @@ struct TapeRedaction {
     /// A final response and its body through ``ResponseFilter``.
     func response(_ recorded: RecordedResponse, chunks: [Data], request: URLRequest) -> (RecordedResponse, [Data]) {
         var result = recorded
-        filterURLs(&result, request: request)
+        ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
 
         guard configuration.responseBodyFilter != nil,
@@ -156,7 +156,7 @@ struct TapeRedaction {
     /// writes them.
     func redirect(_ recorded: RecordedResponse, request: URLRequest) -> RecordedResponse {
         var result = recorded
-        filterURLs(&result, request: request)
+        ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
         return result
     }
@@ -164,25 +164,8 @@ struct TapeRedaction {
     /// An error with its failing URL filtered, as ``ResponseFilter/filterError(_:request:configuration:)`` does.
     func error(_ recorded: RecordedError, request: URLRequest) -> RecordedError {
         var result = recorded
-        // NSURLErrorFailingURLStringErrorKey, spelled out: the constant is deprecated.
-        for key in [NSURLErrorFailingURLErrorKey, "NSErrorFailingURLStringKey"] {
-            if let url = result.userInfo[key] {
-                result.userInfo[key] = RequestFilter.filter(urlString: url, of: request, with: configuration)
-            }
-        }
+        ResponseFilter.filterFailingURL(of: &result, request: request, configuration: configuration)
         return result
-    }
-
-    private func filterURLs(_ response: inout RecordedResponse, request: URLRequest) {
-        response.url = RequestFilter.filter(urlString: response.url, of: request, with: configuration)
-        for index in response.headers.indices
-        where response.headers[index].name.equalsIgnoringASCIICase("Location") {
-            response.headers[index].value = RequestFilter.filter(
-                urlString: response.headers[index].value,
-                of: request,
-                with: configuration
-            )
-        }
     }
 
     private func replaceHeaders(_ headers: inout [HTTPHeader]) {

@@ -97,24 +97,31 @@ package indirect enum JSONValue: Sendable, Equatable {
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// `string` as a JSON string literal, quotes included: for the body rewriter, which writes replacement values
+    /// into recorded JSON the way cassettes write strings.
+    static func stringLiteral(_ string: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(string.utf8.count + 2)
+        writeString(string, to: &output)
+        return output
+    }
 
+    /// The one JSON string escaper: `"`, `\` and control characters escaped (`\n`, `\r`, `\t`, `\u00xx`), the rest
+    /// (slashes and non-ASCII too) written as it is; see "Minimal escaping" in Docs/CassetteFormat.md.
     private static func writeString(_ string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+        output.append(Byte.quote)
         for byte in string.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case Byte.quote, Byte.backslash: output += [Byte.backslash, byte]
+            case Byte.lineFeed: output += [Byte.backslash, UInt8(ascii: "n")]
+            case Byte.carriageReturn: output += [Byte.backslash, UInt8(ascii: "r")]
+            case Byte.tab: output += [Byte.backslash, UInt8(ascii: "t")]
             case 0..<0x20:
-                output.append(contentsOf: Array("\\u00".utf8))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
+                output += Array("\\u00".utf8)
+                output += [Byte.hexDigit(byte >> 4, lowercase: true), Byte.hexDigit(byte & 0xF, lowercase: true)]
             default: output.append(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
+        output.append(Byte.quote)
     }
 }

@@ -20,7 +20,8 @@ enum BodyNormalization {
 
     /// JSON re-serialized with sorted keys, so that key order and whitespace do not matter.
     private static func canonicalJSON(_ body: Data) -> String? {
-        guard let first = body.first(where: { !$0.isWhitespaceByte }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        guard let first = body.first(where: { !Byte.isJSONWhitespace($0) }),
+              first == Byte.openBrace || first == Byte.openBracket
         else { return nil }
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
               let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
@@ -30,19 +31,6 @@ enum BodyNormalization {
 
     /// Pairs decoded and sorted, so that order and encoding variants (`+` or `%20`) do not matter.
     private static func canonicalForm(_ text: String) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: true)
-            .map { pair -> String in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let decode = { (part: Substring) in
-                    part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
-                }
-                return decode(parts[0]) + "=" + (parts.count > 1 ? decode(parts[1]) : "")
-            }
-            .sorted()
-            .joined(separator: "&")
+        FormCoding.decodePairs(text).map { $0.name + "=" + $0.value }.sorted().joined(separator: "&")
     }
-}
-
-extension UInt8 {
-    var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 }

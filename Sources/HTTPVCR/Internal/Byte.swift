@@ -1,0 +1,66 @@
+import Foundation
+
+/// Byte values and small byte-level checks shared by the body scanners (JSON, forms) and the codecs.
+enum Byte {
+    static let tab: UInt8 = 0x09
+    static let lineFeed: UInt8 = 0x0A
+    static let carriageReturn: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let percent: UInt8 = 0x25
+    static let ampersand: UInt8 = 0x26
+    static let plus: UInt8 = 0x2B
+    static let comma: UInt8 = 0x2C
+    static let minus: UInt8 = 0x2D
+    static let dot: UInt8 = 0x2E
+    static let slash: UInt8 = 0x2F
+    static let zero: UInt8 = 0x30
+    static let nine: UInt8 = 0x39
+    static let colon: UInt8 = 0x3A
+    static let equals: UInt8 = 0x3D
+    static let openBracket: UInt8 = 0x5B
+    static let backslash: UInt8 = 0x5C
+    static let closeBracket: UInt8 = 0x5D
+    static let openBrace: UInt8 = 0x7B
+    static let closeBrace: UInt8 = 0x7D
+    static let delete: UInt8 = 0x7F
+
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == space || byte == lineFeed || byte == carriageReturn || byte == tab
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    /// The hex digit for a value below 16: uppercase as percent-encoding writes it, lowercase as cassettes do.
+    static func hexDigit(_ value: UInt8, lowercase: Bool = false) -> UInt8 {
+        value < 10 ? 0x30 + value : (lowercase ? 0x61 : 0x41) + value - 10
+    }
+
+    /// Length of the well-formed UTF-8 sequence starting with a non-ASCII byte at `index`, or nil when it is
+    /// malformed (stray continuation byte, overlong form, surrogate, beyond U+10FFFF or cut short).
+    static func utf8SequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        let lead = bytes[index]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default: return nil
+        }
+        guard index + length <= bytes.count, secondRange.contains(bytes[index + 1]) else { return nil }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return nil }
+        return length
+    }
+}
