@@ -207,7 +207,8 @@ public struct SeedCassette: Sendable {
     }
     """#
 
-    /// A browser's export: pseudo-headers, a form given as params, a failed request (status 0), timings with -1.
+    /// A browser's export: pseudo-headers, a form given as params and its redirect (read as one chapter), a 304, a
+    /// failed request (status 0), timings with -1.
     static let browserHARText = #"""
     {
       "log": {
@@ -230,6 +231,11 @@ public struct SeedCassette: Sendable {
                {"name": "Set-Cookie", "value": "theme=dark; Max-Age=3600; SameSite=Lax"}],
              "content": {"size": 4, "mimeType": "image/png", "text": "iVBORw==", "encoding": "base64"}},
            "timings": {"wait": 50, "receive": 250}},
+          {"startedDateTime": "2025-03-04T10:15:00.600Z", "time": 12,
+           "request": {"method": "GET", "url": "https://api.example.test/avatar?size=2", "headers": []},
+           "response": {"status": 304, "statusText": "Not Modified", "httpVersion": "HTTP/2", "headers": [],
+             "content": {"size": 0, "mimeType": ""}},
+           "timings": {"wait": 12}},
           {"startedDateTime": "2025-03-04T10:15:01.000Z", "time": 0,
            "request": {"method": "GET", "url": "https://gone.example.test/", "headers": []},
            "response": {"status": 0, "headers": [], "content": {"size": 0}, "_error": "net::ERR_NAME_NOT_RESOLVED"},

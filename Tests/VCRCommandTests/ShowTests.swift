@@ -23,14 +23,15 @@ import Testing
     @Test func vcrPyFixture() throws {
         let result = try VCRTool.run("show", VCRTool.vcrPyFixture.path)
         #expect(result.status == 0, "\(result)")
-        #expect(result.lines.first?.hasSuffix(": VCR.py, 9 requests") == true, "\(result)")
+        // Nine interactions; the two hops of /redirect/2 are folded into its chapter.
+        #expect(result.lines.first?.hasSuffix(": VCR.py, 7 requests") == true, "\(result)")
         let rows = rows(result)
-        try #require(rows.count == 9, "\(result)")
+        try #require(rows.count == 7, "\(result)")
         let firstBody = try #require(CassetteFile.read(at: VCRTool.vcrPyFixture).tape.interactions.first).body
         #expect(rows[0].contains("GET") && rows[0].contains("http://127.0.0.1:18765/get?q=swift+vcr&page=2"))
         #expect(rows[0].contains(" 200 ") && rows[0].contains(" \(firstBody.count) "), "\(rows[0])")
         #expect(rows[3].contains("/status/404") && rows[3].contains(" 404 "))
-        #expect(rows[4].contains("/redirect/2") && rows[4].contains(" 302 "))
+        #expect(rows[4].contains("/redirect/2") && rows[4].contains(" 302 → 302 → 200 "), "\(rows[4])")
         #expect(rows[1].hasPrefix("2  POST"))
     }
 
@@ -129,7 +130,8 @@ import Testing
         for (path, name) in [(json, "HTTPVCR JSON"), (plist, "HTTPVCR property list"), (har, "HAR")] {
             let result = try VCRTool.run("show", path)
             #expect(result.status == 0, "\(result)")
-            #expect(result.lines.first == "\(path): \(name), \(name == "HAR" ? 7 : 6) requests", "\(result)")
+            // HAR writes chapter 3's hop as an entry of its own; read back, it is folded into chapter 3 again.
+            #expect(result.lines.first == "\(path): \(name), 6 requests", "\(result)")
         }
     }
 

@@ -43,7 +43,7 @@ public enum CassetteFile {
             data = try Data(contentsOf: url)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) {
-                throw VCRError(.cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path)
+                throw VCRError(.cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path, reason: "no such file")
             }
             throw VCRError.malformed(url.path, "cannot be read (\(error.localizedDescription))")
         }
@@ -55,10 +55,16 @@ public enum CassetteFile {
         guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
         let isPropertyList = data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
             || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8))
-        // The fast path for our own JSON. A file it cannot read goes through the general reader below, which
-        // accepts the same files and names the field that is wrong.
-        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data), let tape = HTTPVCRFormat.tape(decoding: data) {
-            return (tape, .json)
+        // Our own JSON as the writer lays it out goes straight to its reader, without Foundation objects. When
+        // `JSONDecoder` cannot parse it, `JSONSerialization` below says where.
+        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data) {
+            do throws(DecodeFailure) {
+                if case let .tape(tape) = try HTTPVCRFormat.tape(decoding: data, asPropertyList: false) {
+                    return (tape, .json)
+                }
+            } catch {
+                throw VCRError.malformed(path, error.reason)
+            }
         }
         if isPropertyList, !data.starts(with: Array("bplist".utf8)), NestingLimit.isExceeded(inXMLPropertyList: data) {
             throw VCRError.malformed(
@@ -66,6 +72,7 @@ public enum CassetteFile {
                 "not valid property list: nested more than \(NestingLimit.maximumDepth) levels deep"
             )
         }
+        let kind = isPropertyList ? "property list" : "JSON"
         let object: Any
         do {
             if isPropertyList {
@@ -74,12 +81,17 @@ public enum CassetteFile {
                 object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             }
         } catch {
-            let kind = isPropertyList ? "property list" : "JSON"
             throw VCRError.malformed(path, "not valid \(kind) (truncated or corrupt?): \(Self.reason(error))")
         }
-        do {
+        do throws(DecodeFailure) {
             if HTTPVCRFormat.isReadable(object) {
-                return (try HTTPVCRFormat.tape(from: object), isPropertyList ? .plist : .json)
+                // Parsed again, by the decoder: a property list, or JSON with `format` not first (hand-edited).
+                switch try HTTPVCRFormat.tape(decoding: data, asPropertyList: isPropertyList) {
+                case let .tape(tape):
+                    return (tape, isPropertyList ? .plist : .json)
+                case let .unparsable(reason):
+                    throw DecodeFailure("not valid \(kind) (truncated or corrupt?): \(reason)")
+                }
             }
             if path.lowercased().hasSuffix(".har") || HARFormat.isReadable(object) {
                 return (try HARFormat.tape(from: object), .har)
@@ -135,7 +147,8 @@ public enum CassetteFile {
                 error.isReplaced
                     ? "Saved cassette \(file), but \(error.reason), so the save may not survive a crash."
                     : "Cannot save cassette \(file): \(error.reason). The previous file, if any, is unchanged.",
-                cassettePath: url.path
+                cassettePath: url.path,
+                reason: error.reason
             )
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Cassettes written by VCR.py's JSON serializer: `{"version": 1, "interactions": [{"request": ..., "response":
-/// ...}]}`, one interaction per HTTP exchange. A redirect is stored as one interaction per hop, so each hop
-/// becomes a chapter of its own and a 3xx stays a 3xx (the player follows `Location` across chapters).
+/// ...}]}`, one interaction per HTTP exchange. A followed redirect is stored as one interaction per hop;
+/// ``RedirectFolding`` folds the chain into one chapter. A 3xx nobody followed stays a chapter ending in the 3xx.
 ///
 /// VCR.py keeps neither times nor header order (its headers are a map of name to list of values), and it
 /// stores compressed responses decompressed; see ``DecodedBodyRepair``.
@@ -29,7 +29,7 @@ enum VCRPyFormat {
             let fields = try FieldReader(item, path: "interactions[\(index)]")
             interactions.append(try interaction(fields, chapter: index + 1))
         }
-        return Tape(interactions: interactions)
+        return Tape(interactions: RedirectFolding.fold(interactions))
     }
 
     private static func interaction(_ fields: FieldReader, chapter: Int) throws(DecodeFailure) -> Interaction {

@@ -145,8 +145,7 @@ extension VCRTests {
         ("1.5", "expected a whole number that fits in 64 bits, found 1.5"),
     ])
     func chaptersOutOfRangeAreErrors(chapter: String, expected: String) throws {
-        // The first is read by the JSONDecoder fast path (which falls back to say what is wrong), the second by
-        // the general reader, the third as a property list.
+        // The same document with its keys in two orders, then as a property list: every way in says the same.
         let json = Self.document(chapter: chapter)
         let general = json.replacingOccurrences(of: #"{"format": "HTTPVCR", "version": 1, "#,
                                                 with: #"{"version": 1, "format": "HTTPVCR", "#)
@@ -256,9 +255,9 @@ extension VCRTests {
         #expect(try CassetteFile.decode(Data(plist.utf8), path: "/x.plist").tape.scenes.isEmpty)
     }
 
-    /// The fast path's `JSONDecoder` rejects what the general reader accepts, and says only "not valid JSON":
-    /// it now hands such files to the general reader.
-    @Test func theGeneralReaderDecidesWhatTheFastPathCannotRead() throws {
+    /// What a plain `JSONDecoder` rejects with only "not valid JSON" (a number as a header value, bad UTF-8): the
+    /// reader accepts the first and names the problem in the second.
+    @Test func numericHeadersReadAndBadUTF8IsNamed() throws {
         let numericHeader = #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "request": "#
             + #"{"method": "GET", "url": "https://a.test/", "headers": {"X-Count": 3}}}]}"#
         let tape = try CassetteFile.decode(Data(numericHeader.utf8), path: "/numeric.json").tape

@@ -42,15 +42,6 @@ enum VCRTool {
             .map { folder.appendingPathComponent($0) }
     }
 
-    /// Other tools' own cassettes, where `HTTPVCR_SHARED_FIXTURES` names a folder of them (scripts/with-httpbin
-    /// sets it when `../shared/fixtures` is beside the package): extra checks, never needed.
-    static let sharedFixtures: URL? = {
-        guard let path = ProcessInfo.processInfo.environment["HTTPVCR_SHARED_FIXTURES"], !path.isEmpty else {
-            return nil
-        }
-        return URL(fileURLWithPath: path)
-    }()
-
     /// The `vcr` executable built with these tests: in the products folder next to the test bundle, whatever
     /// `--scratch-path` says. `VCR_EXECUTABLE` overrides.
     static let executable: URL? = {
