@@ -11,11 +11,24 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public var message: String
     /// The cassette file concerned, when there is one.
     public var cassettePath: String?
+    /// What is wrong, without the file's name: `scenes[3].response.status: expected a number, found a string`.
+    /// For showing beside a path the reader already sees (`vcr` does).
+    public var reason: String?
+    /// The request concerned, as `METHOD URL`, when there is one (an unmatched request, one HTTPVCR cannot serve).
+    public var request: String?
 
-    public init(_ code: Code, _ message: String, cassettePath: String? = nil) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        cassettePath: String? = nil,
+        reason: String? = nil,
+        request: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.cassettePath = cassettePath
+        self.reason = reason
+        self.request = request
     }
 
     public enum Code: Int, Sendable {
@@ -41,6 +54,8 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// A request failed to reach the server while recording (connection refused, no such host, offline), and
         /// ``VCRConfiguration/recordsConnectionErrors`` is off: it was not written to the cassette.
         case connectionErrorNotRecorded = 10
+        /// A matcher named in the configuration is neither built in nor registered.
+        case unknownMatcher = 11
     }
 
     public var description: String { message }
@@ -53,6 +68,6 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
 
 extension VCRError {
     static func malformed(_ path: String, _ what: String) -> VCRError {
-        VCRError(.malformedCassette, "Malformed cassette \(path): \(what)", cassettePath: path)
+        VCRError(.malformedCassette, "Malformed cassette \(path): \(what)", cassettePath: path, reason: what)
     }
 }

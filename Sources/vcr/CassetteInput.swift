@@ -19,26 +19,14 @@ enum CassetteInput {
         do {
             return try CassetteFile.read(at: url(path))
         } catch {
-            throw CommandError(message: "\(path): \(reason(error, path: path))")
+            throw CommandError(message: "\(path): \(reason(error))")
         }
     }
 
-    /// A library error's message without its own "Malformed cassette /absolute/path: " lead, which the caller
-    /// replaces with the path as the user wrote it.
-    static func reason(_ error: VCRError, path: String) -> String {
-        var message = error.message
-        for lead in ["Malformed cassette ", "No cassette at "] where message.hasPrefix(lead) {
-            message.removeFirst(lead.count)
-            let candidates: [String?] = [error.cassettePath, url(path).path, path]
-            for shown in candidates.compactMap({ $0 }) where message.hasPrefix(shown) {
-                message.removeFirst(shown.count)
-                if message.hasPrefix(": ") { message.removeFirst(2) }
-                break
-            }
-            if message.isEmpty { message = "no such file" }
-            break
-        }
-        return message
+    /// What is wrong, for showing after the path as the user wrote it: the error's reason, which leaves out the
+    /// library's own (absolute) path.
+    static func reason(_ error: VCRError) -> String {
+        error.reason ?? error.message
     }
 
     static func describe(_ format: CassetteFormat) -> String {

@@ -69,7 +69,7 @@ enum LintCommand {
             do {
                 tape = try CassetteFile.read(at: CassetteInput.url(file)).tape
             } catch {
-                Console.out("\(file): error: \(CassetteInput.reason(error, path: file))")
+                Console.out("\(file): error: \(CassetteInput.reason(error))")
                 unreadable += 1
                 continue
             }

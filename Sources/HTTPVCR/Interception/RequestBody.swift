@@ -24,7 +24,8 @@ enum RequestBody {
             do { return .success(try Data(contentsOf: url)) } catch {
                 return .failure(VCRError(
                     .unsupportedRequest,
-                    "Cannot read the upload body of \(Mismatch.describe(request)) from \(url.path): \(error.localizedDescription)"
+                    "Cannot read the upload body of \(Mismatch.describe(request)) from \(url.path): \(error.localizedDescription)",
+                    request: Mismatch.describe(request)
                 ))
             }
         case let .stream(stream)?:
@@ -35,7 +36,8 @@ enum RequestBody {
                 .unsupportedRequest,
                 "HTTPVCR cannot see the body of the upload task \(Mismatch.describe(request)) on this platform, "
                     + "so it neither sends nor records it. Set the body on the request (request.httpBody) and use "
-                    + "data(for:) instead of upload(for:from:)."
+                    + "data(for:) instead of upload(for:from:).",
+                request: Mismatch.describe(request)
             ))
         }
     }
