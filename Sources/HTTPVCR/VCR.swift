@@ -18,7 +18,7 @@ import FoundationNetworking
 /// > function (``setup(_:)`` is enough) before anything touches `URLSession.shared`. Sessions you create from a
 /// > configuration need ``install(in:)``.
 public enum VCR {
-    private static let state = State()
+    private static let state = Locked(State())
 
     // MARK: Configuration
 
@@ -164,18 +164,11 @@ public enum VCR {
     }
 
     /// The configuration and cassette behind one lock.
-    private final class State: @unchecked Sendable {
-        private let lock = NSLock()
+    private struct State {
         var configuration = VCRConfiguration()
         var cassette: Cassette?
         var customMatchers: [String: Matcher] = [:]
         var failures: [VCRError] = []
-
-        func withLock<T, E: Error>(_ body: (State) throws(E) -> T) throws(E) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(self)
-        }
     }
 }
 

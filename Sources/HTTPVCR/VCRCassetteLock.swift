@@ -29,39 +29,39 @@ public final class VCRCassetteLock: @unchecked Sendable {
         case thread(DispatchSemaphore)
     }
 
-    private let mutex = NSLock()
-    private var isHeld = false
-    private var waiters: [Waiter] = []
-    private var waiterStart = 0
+    private struct State {
+        var isHeld = false
+        var waiters: [Waiter] = []
+        /// Waiters before it have been served; the array is compacted now and then.
+        var waiterStart = 0
+    }
+
+    private let state = Locked(State())
 
     public init() {}
 
     /// Whether some scope holds the lock now.
     public var isLocked: Bool {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return isHeld
+        state.withLock { $0.isHeld }
     }
 
     /// How many are waiting for the lock.
     package var waitingCount: Int {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return waiters.count - waiterStart
+        state.withLock { $0.waiters.count - $0.waiterStart }
     }
 
     /// Waits (suspended) until the lock is free, and takes it. Waiters are served in order.
     public func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            mutex.lock()
-            if isHeld {
-                waiters.append(.task(continuation))
-                mutex.unlock()
-            } else {
-                isHeld = true
-                mutex.unlock()
-                continuation.resume()
+            let took = state.withLock { state in
+                if state.isHeld {
+                    state.waiters.append(.task(continuation))
+                    return false
+                }
+                state.isHeld = true
+                return true
             }
+            if took { continuation.resume() }
         }
     }
 
@@ -70,49 +70,50 @@ public final class VCRCassetteLock: @unchecked Sendable {
     /// Do not call this from Swift concurrency's cooperative threads (a synchronous Swift Testing test is
     /// one): use ``lock()`` there.
     public func lockBlocking() {
-        mutex.lock()
-        if !isHeld {
-            isHeld = true
-            mutex.unlock()
-            return
+        let semaphore: DispatchSemaphore? = state.withLock { state in
+            if !state.isHeld {
+                state.isHeld = true
+                return nil
+            }
+            let semaphore = DispatchSemaphore(value: 0)
+            state.waiters.append(.thread(semaphore))
+            return semaphore
         }
-        let semaphore = DispatchSemaphore(value: 0)
-        waiters.append(.thread(semaphore))
-        mutex.unlock()
-        semaphore.wait()
+        semaphore?.wait()
     }
 
     /// Takes the lock if it is free. Returns whether it did.
     public func tryLock() -> Bool {
-        mutex.lock()
-        defer { mutex.unlock() }
-        if isHeld { return false }
-        isHeld = true
-        return true
+        state.withLock { state in
+            if state.isHeld { return false }
+            state.isHeld = true
+            return true
+        }
     }
 
     /// Releases the lock, handing it to the first waiter if there is one.
     public func unlock() {
-        mutex.lock()
-        precondition(isHeld, "VCRCassetteLock.unlock() without lock()")
-        guard waiterStart < waiters.count else {
-            isHeld = false
-            waiters.removeAll()
-            waiterStart = 0
-            mutex.unlock()
-            return
+        let next: Waiter? = state.withLock { state in
+            precondition(state.isHeld, "VCRCassetteLock.unlock() without lock()")
+            guard state.waiterStart < state.waiters.count else {
+                state.isHeld = false
+                state.waiters.removeAll()
+                state.waiterStart = 0
+                return nil
+            }
+            // The lock stays held: it passes straight to the next waiter.
+            let next = state.waiters[state.waiterStart]
+            state.waiterStart += 1
+            if state.waiterStart > 64 && state.waiterStart * 2 > state.waiters.count {
+                state.waiters.removeFirst(state.waiterStart)
+                state.waiterStart = 0
+            }
+            return next
         }
-        // The lock stays held: it passes straight to the next waiter.
-        let next = waiters[waiterStart]
-        waiterStart += 1
-        if waiterStart > 64 && waiterStart * 2 > waiters.count {
-            waiters.removeFirst(waiterStart)
-            waiterStart = 0
-        }
-        mutex.unlock()
         switch next {
-        case let .task(continuation): continuation.resume()
-        case let .thread(semaphore): semaphore.signal()
+        case let .task(continuation)?: continuation.resume()
+        case let .thread(semaphore)?: semaphore.signal()
+        case nil: break
         }
     }
 

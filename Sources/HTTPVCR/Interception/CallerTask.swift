@@ -9,8 +9,8 @@ import Foundation
 /// are arriving. HTTPVCR steps aside: before it ends a task whose caller is cancelled, it gives the work queue up
 /// once, so that the waiting cancellation goes first and ends the task itself (``VCRURLProtocol/isTaskLive``).
 ///
-/// `canInit` runs inside `resume()`, in the caller's task and on the URLSessionTask's own queue; `startLoading` runs
-/// later on that same queue. The queue is what ties the two together.
+/// `canInit` sees it (it runs inside `resume()`, in the caller's task); ``CanInitNotes`` carries it to
+/// `startLoading`.
 struct CallerTask: @unchecked Sendable {
     /// Holds the task object, which keeps it alive: read only while it is.
     private let task: Task<Never, Never>
@@ -19,44 +19,10 @@ struct CallerTask: @unchecked Sendable {
 
     /// The current Swift task, if there is one. `UnsafeCurrentTask` and `Task` both hold nothing but the task
     /// object; going through `AnyObject` retains it, so this value may outlive the scope it was taken in.
-    private static var current: CallerTask? {
+    static var current: CallerTask? {
         guard let object = withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: AnyObject.self) } }) else {
             return nil
         }
         return CallerTask(task: unsafeBitCast(object, to: Task<Never, Never>.self))
-    }
-
-    /// Call from `canInit` when the request is ours.
-    static func noteCaller() {
-        guard let queue = ClientQueue.currentQueue, let caller = current else { return }
-        registry.note(caller, on: queue)
-    }
-
-    /// Call from `startLoading`: the task that `canInit` saw for this request, if it saw one.
-    static func takeCaller() -> CallerTask? {
-        guard let queue = ClientQueue.currentQueue else { return nil }
-        return registry.take(on: queue)
-    }
-
-    private static let registry = Registry()
-
-    /// Callers by the URLSessionTask's queue. The entry of a task that never starts is replaced when its queue's
-    /// address is used again, and all are dropped past a bound.
-    private final class Registry: @unchecked Sendable {
-        private let lock = NSLock()
-        private var byQueue: [OpaquePointer: CallerTask] = [:]
-
-        func note(_ caller: CallerTask, on queue: OpaquePointer) {
-            lock.lock()
-            if byQueue.count >= 512 { byQueue.removeAll() }
-            byQueue[queue] = caller
-            lock.unlock()
-        }
-
-        func take(on queue: OpaquePointer) -> CallerTask? {
-            lock.lock()
-            defer { lock.unlock() }
-            return byQueue.removeValue(forKey: queue)
-        }
     }
 }

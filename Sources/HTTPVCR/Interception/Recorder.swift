@@ -24,9 +24,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         return URLSession(configuration: configuration, delegate: shared, delegateQueue: queue)
     }()
 
-    private let lock = NSLock()
     /// Keyed by the task object, which the entry keeps alive: its identity cannot be reused while it is here.
-    private var recordings: [ObjectIdentifier: (task: URLSessionTask, recording: Recording)] = [:]
+    private let recordings = Locked<[ObjectIdentifier: (task: URLSessionTask, recording: Recording)]>([:])
 
     /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
     /// `startLoading` deadlocks, as every session shares one work queue.
@@ -43,9 +42,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.timeoutInterval = recording.live.timeoutInterval
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
-            lock.lock()
-            recordings[ObjectIdentifier(task)] = (task, recording)
-            lock.unlock()
+            recordings.withLock { $0[ObjectIdentifier(task)] = (task, recording) }
             // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
             recording.channel.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
             task.resume()
@@ -53,9 +50,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     private func recording(for task: URLSessionTask) -> Recording? {
-        lock.lock()
-        defer { lock.unlock() }
-        return recordings[ObjectIdentifier(task)]?.recording
+        recordings.withLock { $0[ObjectIdentifier(task)]?.recording }
     }
 
     // MARK: URLSessionDataDelegate
@@ -86,9 +81,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let recording = recordings.removeValue(forKey: ObjectIdentifier(task))?.recording
-        lock.unlock()
+        let recording = recordings.withLock { $0.removeValue(forKey: ObjectIdentifier(task))?.recording }
         recording?.completed(error: error)
     }
 }
@@ -104,10 +97,9 @@ final class Recording: @unchecked Sendable {
     let cassette: Cassette?
     let channel: ClientChannel
 
-    private let lock = NSLock()
     private let startedAt = DispatchTime.now().uptimeNanoseconds
     private let requestAnchor: Int
-    private var events: [(event: Event, anchor: Int, order: UInt64)] = []
+    private let events = Locked<[(event: Event, anchor: Int, order: UInt64)]>([])
 
     private enum Event {
         case redirect(HTTPURLResponse, URLRequest)
@@ -128,24 +120,22 @@ final class Recording: @unchecked Sendable {
     private func append(_ event: Event) {
         let anchor = cassette?.playhead ?? 0
         let order = DispatchTime.now().uptimeNanoseconds
-        lock.lock()
-        events.append((event, anchor, order))
-        lock.unlock()
+        events.withLock { $0.append((event, anchor, order)) }
     }
 
     func redirected(_ response: HTTPURLResponse, to request: URLRequest) {
         append(.redirect(response, request))
-        if let url = request.url { channel.redirected(response, to: url, method: request.httpMethod) }
+        if let url = request.url { channel.send(.redirect(response, to: url, method: request.httpMethod)) }
     }
 
     func received(_ response: HTTPURLResponse) {
         append(.response(response))
-        channel.deliver(response: response, isRecorded: true)
+        channel.send(.response(response))
     }
 
     func received(_ data: Data) {
         append(.data(data))
-        channel.deliver(data: data)
+        channel.send(.data(data))
     }
 
     func completed(error: (any Error)?) {
@@ -157,15 +147,13 @@ final class Recording: @unchecked Sendable {
         } else {
             commit()
         }
-        if let error { channel.fail(error) } else { channel.finish() }
+        channel.send(error.map(ClientEvent.fail) ?? .finish)
     }
 
     /// Builds the chapter's scenes through the filters and writes them to the cassette.
     private func commit() {
         guard let cassette else { return }
-        lock.lock()
-        let events = self.events
-        lock.unlock()
+        let events = self.events.withLock { $0 }
         let configuration = cassette.configuration
         let chapter = cassette.reserveChapter()
         var scenes = [(
@@ -265,7 +253,8 @@ extension VCRError {
                 + "\(error.code): \(error.localizedDescription)), so it was not written to \(cassettePath): the "
                 + "cassette would replay that outage forever. Start the server and record again, or set "
                 + "configuration.recordsConnectionErrors = true to record connection errors on purpose.",
-            cassettePath: cassettePath
+            cassettePath: cassettePath,
+            request: Mismatch.describe(request)
         )
     }
 }

@@ -39,64 +39,40 @@ final class RedirectHandoffs: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var waiting: [Key: [ClientChannel]] = [:]
+    private let waiting = Locked<[Key: [ClientChannel]]>([:])
 
     /// `channel` has reported a hop to `request`: the protocol that loads it continues the chapter.
     func expect(_ request: URLRequest, continuing channel: ClientChannel) {
         guard let key = Key(request) else { return }
-        lock.lock()
-        waiting[key, default: []].append(channel)
-        lock.unlock()
+        waiting.withLock { $0[key, default: []].append(channel) }
     }
 
     /// Whether a reported hop leads to `request`.
     func isExpecting(_ request: URLRequest) -> Bool {
         guard let key = Key(request) else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        return waiting[key] != nil
+        return waiting.withLock { $0[key] != nil }
     }
 
     /// The channel whose chapter `request` continues, if a reported hop led to it; the oldest first.
     func take(for request: URLRequest) -> ClientChannel? {
         guard let key = Key(request) else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        guard var channels = waiting[key], !channels.isEmpty else { return nil }
-        let channel = channels.removeFirst()
-        waiting[key] = channels.isEmpty ? nil : channels
-        return channel
-    }
-}
-
-enum HTTPRedirect {
-    /// Whether a client follows a response with this status to its `Location`. A switch, not a set: it is asked
-    /// of every replayed response.
-    static func isRedirect(status: Int) -> Bool {
-        switch status {
-        case 301, 302, 303, 307, 308: true
-        default: false
+        return waiting.withLock { waiting in
+            guard var channels = waiting[key], !channels.isEmpty else { return nil }
+            let channel = channels.removeFirst()
+            waiting[key] = channels.isEmpty ? nil : channels
+            return channel
         }
     }
 }
 
-extension RecordedResponse {
-    /// A hop: a redirect status with somewhere to go.
-    var isRedirect: Bool {
-        HTTPRedirect.isRedirect(status: statusCode) && headers[field: "Location"] != nil
-    }
-}
-
 extension URLRequest {
-    /// The request a redirect leads to: this one with the hop's URL, as a browser would send it (303, 301/302
-    /// after a POST, and hops recorded as a GET, become a GET without a body).
+    /// The request a redirect leads to: this one with the hop's URL, as ``RedirectRule`` says (and a GET without a
+    /// body where the hop was recorded as a GET).
     func followingRedirect(status: Int, to url: URL, recordedMethod: String? = nil) -> URLRequest {
         var next = self
         next.url = url
         let method = (httpMethod ?? "GET").uppercased()
-        let becomesGet = status == 303 || ((status == 301 || status == 302) && method == "POST")
-        if becomesGet || (recordedMethod?.uppercased() == "GET" && method != "GET") {
+        if RedirectRule.becomesGet(status: status, method: method) || (recordedMethod?.uppercased() == "GET" && method != "GET") {
             next.httpMethod = "GET"
             next.httpBody = nil
             next.httpBodyStream = nil

@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// The thin interception layer: decides whether a request is ours, filters it, asks the cassette for a match,
-/// and hands over to the player (replay), the recorder (record) or fails the task (refuse). A chapter the cassette
-/// hands back whole is given to the client right here (``handOver(_:)``).
+/// and hands over to the playback (replay), the recorder (record) or fails the task (refuse). A chapter the
+/// playback hands back whole is given to the client right here (``handOver(_:)``).
 ///
 /// State that outlives `startLoading` lives in a ``ClientChannel`` behind a lock; the class itself is not
 /// `Sendable`. Not final: tests subclass it to drive the redirect handling of another platform.
@@ -69,27 +69,31 @@ class VCRURLProtocol: URLProtocol {
               URLProtocol.property(forKey: passThroughKey, in: request) == nil,
               let cassette = VCR.cassette
         else { return false }
+        let (intercepts, madeOf) = cassette.intercepts(request, to: url)
+        var notes = CanInitNotes(caller: .current)
+        if let madeOf { notes.beforeRecordRequest = (request, madeOf) }
         // A hop this protocol reported leads here: the rest of its chapter is on the tape, whatever the host
         // filter says of the host it leads to.
-        guard cassette.intercepts(request, to: url)
-            || (redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
+        guard intercepts || (redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
         else { return false }
-        CallerTask.noteCaller()
+        notes.note()
         return true
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
-        caller = CallerTask.takeCaller()
+        let notes = CanInitNotes.take()
+        caller = notes?.caller
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
-            return channel.fail(VCRError(
+            return channel.send(.fail(VCRError(
                 .unsupportedRequest,
                 "Download tasks cannot be replayed or recorded on Linux: swift-corelibs-foundation crashes when a "
                     + "custom URLProtocol finishes one. Use data(for:) and write the data to a file instead "
-                    + "(\(Mismatch.describe(request)))."
-            ))
+                    + "(\(Mismatch.describe(request))).",
+                request: Mismatch.describe(request)
+            )))
         }
         #endif
         if Self.redirectHandling == .reportToClient, let cassette = VCR.cassette,
@@ -102,35 +106,49 @@ class VCRURLProtocol: URLProtocol {
         switch RequestBody.read(request: request, task: task) {
         case let .success(body?) where live.httpBody == nil: live.httpBody = body
         case .success: break
-        case let .failure(error): return channel.fail(error)
+        case let .failure(error): return channel.send(.fail(error))
         }
         guard let cassette = VCR.cassette else {
             // Ejected between canInit and now: behave as if HTTPVCR were not there.
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        guard let filtered = cassette.filtered(live) else {
+        guard let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
         if Self.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
         // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
         // being cancelled (see CallerTask).
         let mayHandOverWhole = caller?.isCancelled != true
-        switch cassette.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel }) {
         case .replaying:
             break
         case let .replayNow(chapter):
             handOver(chapter)
-            cassette.endDirectReplay()
+            cassette.playback.endDirect()
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, channel: channel))
         case let .refuse(error):
             VCR.recordFailure(error)
-            channel.fail(error)
+            channel.send(.fail(error))
         }
     }
 
     override func stopLoading() {
         channelIfMade?.stop()
+    }
+
+    /// Hands a whole recorded chapter to the client from inside `startLoading`, as a ``ClientChannel`` would,
+    /// without one: nothing else talks to this client meanwhile, and the playback holds every other delivery back
+    /// until ``Playback/endDirect()``.
+    private func handOver(_ chapter: Playback.ReplayedChapter) {
+        guard let client, isTaskLive else { return }
+        var delivery = ClientDelivery()
+        for position in chapter.positions {
+            guard let event = ClientEvent(chapter.scenes[position].event, fallbackURL: request.url) else { continue }
+            client.receive(delivery.deliver(event), from: self)
+        }
+        // A chapter cut off before its end still ends.
+        if !delivery.hasEnded { client.receive(delivery.deliver(.finish), from: self) }
     }
 
     /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'

@@ -18,13 +18,9 @@ public struct Tape: Sendable, Equatable {
 
     /// The tape's requests, one per chapter, in the order the chapters start.
     public var interactions: [Interaction] {
-        var order: [Int] = []
-        var byChapter: [Int: [Scene]] = [:]
-        for scene in scenes {
-            if byChapter[scene.chapter] == nil { order.append(scene.chapter) }
-            byChapter[scene.chapter, default: []].append(scene)
+        ChapterLayout(scenes: scenes).scenesOfChapter.compactMap { positions in
+            Interaction(scenes: positions.map { scenes[$0] })
         }
-        return order.compactMap { Interaction(scenes: byChapter[$0]!) }
     }
 
     /// The next chapter number that is not used on this tape: one above the highest.

@@ -3,12 +3,11 @@ import HTTPVCR
 
 /// The cassette a ``VCRTestCase`` has inserted, readable from the test's other threads.
 final class CassetteBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cassette: Cassette?
+    private let cassette = Locked<Cassette?>(nil)
 
     var value: Cassette? {
-        get { lock.lock(); defer { lock.unlock() }; return cassette }
-        set { lock.lock(); cassette = newValue; lock.unlock() }
+        get { cassette.withLock { $0 } }
+        set { cassette.withLock { $0 = newValue } }
     }
 }
 
@@ -16,19 +15,14 @@ final class CassetteBox: @unchecked Sendable {
 final class PackageRoots: @unchecked Sendable {
     static let shared = PackageRoots()
 
-    private let lock = NSLock()
-    private var roots: [ObjectIdentifier: URL?] = [:]
-    private var sources: [String: (path: String, text: [Substring])?] = [:]
+    private let roots = Locked<[ObjectIdentifier: URL?]>([:])
+    private let sources = Locked<[String: (path: String, text: [Substring])?]>([:])
 
     func root(for testClass: AnyClass, testFilePath: String?) -> URL? {
         let key = ObjectIdentifier(testClass)
-        lock.lock()
-        if let cached = roots[key] { lock.unlock(); return cached }
-        lock.unlock()
+        if let cached = roots.withLock({ $0[key] }) { return cached }
         let root = Self.findRoot(for: testClass, testFilePath: testFilePath)
-        lock.lock()
-        roots[key] = root
-        lock.unlock()
+        roots.withLock { $0[key] = root }
         return root
     }
 
@@ -55,17 +49,13 @@ final class PackageRoots: @unchecked Sendable {
         -> VCRSourceLocation
     {
         let key = "\(packageRoot?.path ?? "")|\(testFilePath ?? "")|\(className)"
-        lock.lock()
-        let cached = sources[key]
-        lock.unlock()
+        let cached = sources.withLock { $0[key] }
         let source: (path: String, text: [Substring])?
         if let cached {
             source = cached
         } else {
             source = Self.findSource(ofClass: className, testFilePath: testFilePath, packageRoot: packageRoot)
-            lock.lock()
-            sources[key] = .some(source)
-            lock.unlock()
+            sources.withLock { $0[key] = .some(source) }
         }
         guard let source else { return VCRSourceLocation() }
         let fileID = "\(URL(fileURLWithPath: source.path).deletingLastPathComponent().lastPathComponent)/"

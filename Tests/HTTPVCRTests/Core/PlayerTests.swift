@@ -29,21 +29,7 @@ import Testing
 
     /// A player over `scenes`, chapters numbered by first appearance as `Cassette` numbers them.
     static func player(_ scenes: [Scene], mode: PlaybackMode = .chronological, wait: TimeInterval = 0.3) -> Player {
-        var position: [Int: Int] = [:]
-        var chapterOfScene: [Int] = []
-        var scenesOfChapter: [[Int]] = []
-        for (index, scene) in scenes.enumerated() {
-            let chapter = position[scene.chapter] ?? {
-                position[scene.chapter] = scenesOfChapter.count
-                scenesOfChapter.append([])
-                return scenesOfChapter.count - 1
-            }()
-            chapterOfScene.append(chapter)
-            scenesOfChapter[chapter].append(index)
-        }
-        return Player(
-            scenes: scenes, chapterOfScene: chapterOfScene, scenesOfChapter: scenesOfChapter, mode: mode, wait: wait
-        )
+        Player(scenes: scenes, layout: ChapterLayout(scenes: scenes), mode: mode, wait: wait)
     }
 
     /// Each delivery as "receiver:scene position" ("receiver:end" for a completion the tape lacks).

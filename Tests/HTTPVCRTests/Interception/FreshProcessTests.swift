@@ -49,7 +49,7 @@ import HTTPBinTestSupport
     @Test func cancellingATaskGroupWhileItsChaptersAreDeliveredNeverDeadlocks() throws {
         for _ in 0..<2 {
             let folder = try TemporaryFolder()
-            let result = try Self.scenario("cancel-storm", folder.path, timeout: 60)
+            let result = try Self.scenario("cancel-storm", folder.path, timeout: 180)
             #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
         }
     }

@@ -83,22 +83,6 @@ func vcrSession(timeout: TimeInterval = 30) -> URLSession {
     return URLSession(configuration: configuration)
 }
 
-/// A value behind a lock, for tests that collect what callbacks on other threads saw.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
 /// How a test sees which request finished first: what HTTPVCR guarantees is the order the session is told,
 /// and so the order one session runs completion handlers and delegate callbacks in. (Code awaiting
 /// `data(from:)` in separate tasks resumes in whatever order Swift's scheduler picks, as with a server.)

@@ -1,0 +1,35 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What `canInit` learned about a request that `startLoading` needs, carried from one to the other.
+///
+/// On Linux `canInit` runs inside `resume()`, on the URLSessionTask's own queue, and `startLoading` runs later on
+/// that same queue: the queue ties the two together (there is no other handle; the protocol instance may be made
+/// on yet another queue in between). Elsewhere nothing is carried, and `startLoading` works it out again.
+struct CanInitNotes {
+    /// The Swift task that started the request.
+    var caller: CallerTask?
+    /// What `beforeRecordRequest` made of the request `canInit` saw, when it had to run there to tell whether the
+    /// request is the cassette's at all: run once per request, not again in `startLoading`.
+    var beforeRecordRequest: (seen: URLRequest, result: URLRequest)?
+
+    /// Call from `canInit` once the request is known to be ours.
+    func note() {
+        guard let queue = ClientQueue.currentQueue else { return }
+        Self.registry.withLock { byQueue in
+            // The entry of a task that never starts stays until its queue's address is used again: bounded.
+            if byQueue.count >= 512 { byQueue.removeAll() }
+            byQueue[queue] = self
+        }
+    }
+
+    /// Call from `startLoading`: what `canInit` noted for this request, if anything.
+    static func take() -> CanInitNotes? {
+        guard let queue = ClientQueue.currentQueue else { return nil }
+        return registry.withLock { $0.removeValue(forKey: queue) }
+    }
+
+    private static let registry = Locked<[OpaquePointer: CanInitNotes]>([:])
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// Who receives a replayed chapter's scenes: the URLProtocol instance serving the live request.
+protocol SceneReceiver: AnyObject, Sendable {
+    /// Whether ``receive(_:)`` may be called from here, now.
+    var isOnClientQueue: Bool { get }
+    /// Runs `body` where ``receive(_:)`` may be called, after what was sent there before.
+    func onClientQueue(_ body: @escaping @Sendable () -> Void)
+    /// Whether the chapter's end must be delivered from a block of its own, sent to the client's queue now, rather
+    /// than right here (see ``CallerTask``). True once at most: the end is delivered from that block.
+    func yieldsBeforeEnding() -> Bool
+    func receive(_ event: Scene.Event)
+}
+
+extension SceneReceiver {
+    var isOnClientQueue: Bool { true }
+    func onClientQueue(_ body: @escaping @Sendable () -> Void) { body() }
+    func yieldsBeforeEnding() -> Bool { false }
+}
+
+/// One scene handed to one receiver. It names the scene rather than holding it: deliveries are copied on their
+/// way through the queue, and scenes carry bodies.
+struct Delivery {
+    let receiver: any SceneReceiver
+    /// The scene's position on the tape; nil for the completion of a chapter cut off before it ended.
+    let scene: Int?
+    /// The position of the chapter it belongs to.
+    let chapter: Int
+    /// The chapter's last delivery: a completion or an error.
+    let isEnd: Bool
+
+    static func isEnd(_ event: Scene.Event) -> Bool {
+        switch event {
+        case .completion, .error: true
+        default: false
+        }
+    }
+}
+
+/// Hands deliveries to receivers one at a time, in the order they were queued: inline on whichever thread queued
+/// them when nobody else is delivering, else by whoever is.
+///
+/// Each delivery is made where its receiver's client must be called (corelibs: the task's queue). When that is not
+/// where the turn is, the turn goes there with it, and the deliveries after it follow from there: so a client call
+/// is over before the next one starts, and the session hears of chapters in tape order by construction.
+final class DeliveryQueue: @unchecked Sendable {
+    private struct State {
+        var pending: [Delivery] = []
+        /// Where the next delivery is in `pending`; what is before it has been handed over.
+        var next = 0
+        /// Someone holds the turn to deliver: a draining thread, a hop to a client's queue, or a direct hand-over.
+        var isDraining = false
+    }
+
+    private let state = Locked(State())
+    /// The tape the deliveries' scene positions refer to.
+    private let scenes: [Scene]
+
+    init(scenes: [Scene]) {
+        self.scenes = scenes
+    }
+
+    /// Call with the playback's lock held, so that queue order is decision order.
+    func enqueue(_ deliveries: [Delivery]) {
+        guard !deliveries.isEmpty else { return }
+        state.withLock { state in
+            // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
+            if state.pending.isEmpty { state.pending = deliveries } else { state.pending.append(contentsOf: deliveries) }
+        }
+    }
+
+    /// Takes the turn to deliver, for a caller that hands a whole chapter over itself, when nothing is queued and
+    /// nobody is delivering; what others queue meanwhile waits for ``endDirect()``. Call with the playback's lock
+    /// held.
+    func beginDirect() -> Bool {
+        state.withLock { state in
+            guard !state.isDraining, state.pending.isEmpty else { return false }
+            state.isDraining = true
+            return true
+        }
+    }
+
+    /// Gives the turn back once the directly handed-over chapter's client calls are made, and delivers what was
+    /// queued meanwhile.
+    func endDirect() {
+        let hasPending = state.withLock { state in
+            state.isDraining = false
+            return !state.pending.isEmpty
+        }
+        if hasPending { drain() }
+    }
+
+    /// Call without the playback's lock: delivers everything queued, unless someone else holds the turn.
+    func drain() {
+        let takesTurn = state.withLock { state in
+            guard !state.isDraining, !state.pending.isEmpty else { return false }
+            state.isDraining = true
+            return true
+        }
+        if takesTurn { deliverHoldingTheTurn() }
+    }
+
+    private func deliverHoldingTheTurn() {
+        while true {
+            let delivery: Delivery? = state.withLock { state in
+                guard state.next < state.pending.count else {
+                    state.pending.removeAll(keepingCapacity: true)
+                    state.next = 0
+                    state.isDraining = false
+                    return nil
+                }
+                defer { state.next += 1 }
+                return state.pending[state.next]
+            }
+            guard let delivery else { return }
+            guard delivery.receiver.isOnClientQueue, !(delivery.isEnd && delivery.receiver.yieldsBeforeEnding()) else {
+                // The turn moves to the client's queue, and what follows is delivered from there.
+                return delivery.receiver.onClientQueue { [self] in
+                    hand(delivery)
+                    deliverHoldingTheTurn()
+                }
+            }
+            hand(delivery)
+        }
+    }
+
+    private func hand(_ delivery: Delivery) {
+        if let scene = delivery.scene {
+            delivery.receiver.receive(scenes[scene].event)
+        } else {
+            delivery.receiver.receive(.completion)
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Replaying one cassette's tape: finds the recorded chapter a live request matches (``MatchIndex``), decides
+/// whether the request is replayed, recorded or refused, and hands scenes over in playback order (``Player``)
+/// through the one delivery queue (``DeliveryQueue``), waking itself when requests have waited long enough for one
+/// nobody made. It keeps the counts of what was played.
+final class Playback: @unchecked Sendable {
+    enum Decision {
+        /// Scenes of a recorded chapter are on their way to the receiver.
+        case replaying
+        /// A recorded chapter to hand over whole, now, before anything else is delivered; then call
+        /// ``endDirect()``. Sequential and momentary replay, the common case, skip the delivery queue.
+        case replayNow(ReplayedChapter)
+        /// Nothing matched and the cassette may record: send the request and record it.
+        case record
+        /// Nothing matched and the cassette may not record: fail with this error, send nothing.
+        case refuse(VCRError)
+    }
+
+    /// A chapter's scenes, for a caller that hands them over itself.
+    struct ReplayedChapter {
+        let scenes: [Scene]
+        /// The chapter's scenes' positions in `scenes`, in tape order.
+        let positions: [Int]
+    }
+
+    /// Where a mismatch message says the request was refused, and how the cassette was set up.
+    struct Policy {
+        let cassettePath: String
+        let recordMode: RecordMode
+        let isWriteProtected: Bool
+        let matchers: [Matcher]
+    }
+
+    private let scenes: [Scene]
+    private let layout: ChapterLayout
+    /// Each chapter's recorded request.
+    private let requests: [RecordedRequest]
+    private let policy: Policy
+    private let deliveries: DeliveryQueue
+    private let state: Locked<State>
+
+    private struct State {
+        var index: MatchIndex
+        var player: Player
+        var matched: [Bool]
+        var finished: [Bool]
+        var finishedCount = 0
+        var wakeScheduled = false
+    }
+
+    /// `scenes` must have no ``ChapterLayout/misplacedScene``.
+    init(scenes: [Scene], layout: ChapterLayout, policy: Policy, mode: PlaybackMode, wait: TimeInterval) {
+        let requests = layout.requests(in: scenes)
+        self.scenes = scenes
+        self.layout = layout
+        self.requests = requests
+        self.policy = policy
+        self.deliveries = DeliveryQueue(scenes: scenes)
+        self.state = Locked(State(
+            index: MatchIndex(matchers: policy.matchers, requests: requests),
+            player: Player(scenes: scenes, layout: layout, mode: mode, wait: wait),
+            matched: Array(repeating: false, count: requests.count),
+            finished: Array(repeating: false, count: requests.count)
+        ))
+    }
+
+    // MARK: Counts
+
+    /// Requests fully replayed so far.
+    var playCount: Int { state.withLock { $0.finishedCount } }
+
+    /// Every recorded request has been replayed.
+    var allPlayed: Bool { state.withLock { $0.finishedCount == requests.count } }
+
+    /// Recorded requests that were never matched, in tape order.
+    var unplayedRequests: [RecordedRequest] {
+        state.withLock { state in state.matched.indices.filter { !state.matched[$0] }.map { requests[$0] } }
+    }
+
+    /// One past the furthest scene delivered: where a scene recorded now goes on the tape.
+    var playhead: Int { state.withLock { $0.player.playhead } }
+
+    // MARK: Playing
+
+    /// Matches a (filtered) live request against the tape and starts replaying it: hands the chapter back whole,
+    /// or queues its scenes for the receiver `makeReceiver` makes (made only then); or says to record or refuse.
+    func play(_ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: () -> any SceneReceiver) -> Decision {
+        let decision: Decision = state.withLock { state in
+            if policy.recordMode == .all { return .record }
+            if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
+                return decision
+            }
+            if !policy.isWriteProtected { return .record }
+            return .refuse(VCRError(.noMatch, Mismatch.message(
+                request: RequestParts(request),
+                cassettePath: policy.cassettePath,
+                recordMode: policy.recordMode,
+                matchers: policy.matchers,
+                requests: requests.map(RequestParts.init),
+                isPlayed: { state.matched[$0] }
+            ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
+        }
+        if case .replayNow = decision { return decision }
+        deliveries.drain()
+        return decision
+    }
+
+    /// Call when a chapter from ``play(_:mayHandOverWhole:to:)``'s `.replayNow` has been handed over.
+    func endDirect() {
+        deliveries.endDirect()
+    }
+
+    /// The matched chapter, whole when it may and can be handed over at once, else queued for the receiver;
+    /// nil when nothing matches.
+    private func startReplay(
+        of request: URLRequest,
+        mayHandOverWhole: Bool,
+        in state: inout State,
+        _ makeReceiver: () -> any SceneReceiver
+    ) -> Decision? {
+        // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
+        var matched = state.matched
+        state.matched = []
+        defer { state.matched = matched }
+        let chapter = state.index.firstMatch(
+            for: request,
+            recordedRequest: { RequestParts(requests[$0]) },
+            isPlayed: { matched[$0] }
+        )
+        guard let chapter else { return nil }
+        matched[chapter] = true
+        // A chapter with a hop goes through a receiver, which reports the hop where the loader takes hops.
+        if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
+            if state.player.takeWhole(chapter: chapter) {
+                countFinished(chapter, in: &state)
+                return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
+            }
+            deliveries.endDirect()  // nothing was queued meanwhile: the lock is held
+        }
+        enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
+        scheduleWakeIfNeeded(&state)
+        return .replaying
+    }
+
+    /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
+    /// of it, so that code awaiting the response sees it played.
+    private func enqueue(_ batch: [Delivery], in state: inout State) {
+        for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
+        deliveries.enqueue(batch)
+    }
+
+    /// Counts a chapter as played, once.
+    private func countFinished(_ chapter: Int, in state: inout State) {
+        guard !state.finished[chapter] else { return }
+        state.finished[chapter] = true
+        state.finishedCount += 1
+    }
+
+    /// Wakes the player when the requests waiting on a chapter nobody asked for have waited long enough.
+    private func scheduleWakeIfNeeded(_ state: inout State) {
+        guard !state.wakeScheduled, let wake = state.player.nextWake else { return }
+        state.wakeScheduled = true
+        let delay = max(0, wake.timeIntervalSinceNow) + 0.001
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.wake() }
+    }
+
+    private func wake() {
+        state.withLock { state in
+            state.wakeScheduled = false
+            enqueue(state.player.advance(now: Date()), in: &state)
+            scheduleWakeIfNeeded(&state)
+        }
+        deliveries.drain()
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The rest of a chapter whose hop was reported to the client (Apple's loader): held until the protocol the loader
+/// starts for the next request takes the chapter over (``ClientChannel/handOff(to:)``), then passed to that one's
+/// channel, in order.
+final class RedirectRelay: @unchecked Sendable {
+    private struct State {
+        var successor: ClientChannel?
+        var pending: [ClientEvent] = []
+    }
+
+    /// Held while passing events on, so that they reach the successor in the order they came.
+    private let state = Locked(State())
+
+    func pass(_ event: ClientEvent) {
+        state.withLock { state in
+            if let successor = state.successor { successor.send(event) } else { state.pending.append(event) }
+        }
+    }
+
+    /// `successor` serves the request the hop led to: it gets what was held back, then everything that follows.
+    func hand(to successor: ClientChannel) {
+        state.withLock { state in
+            state.successor = successor
+            for event in state.pending { successor.send(event) }
+            state.pending = []
+        }
+    }
+}

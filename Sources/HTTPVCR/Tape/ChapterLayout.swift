@@ -1,0 +1,72 @@
+/// Where each chapter of a tape is, worked out once: the match index, the player and the cassette all read it.
+///
+/// Chapters are numbered here by where their first scene comes on the tape (0, 1, 2, …), whatever numbers the file
+/// gives them; a chapter's scenes are listed in tape order.
+struct ChapterLayout: Sendable {
+    /// For each scene, the position of its chapter.
+    let chapterOfScene: [Int]
+    /// For each chapter, the positions of its scenes in tape order.
+    let scenesOfChapter: [[Int]]
+    /// For each scene, whether it is the last of its chapter.
+    let isLastOfChapter: [Bool]
+    /// The chapter numbers the tape uses, which new chapters must not reuse.
+    let chapterNumbers: Set<Int>
+    /// The first scene that opens a chapter without being its request, if one does: such a tape cannot be played.
+    let misplacedScene: (position: Int, chapter: Int)?
+
+    init(scenes: [Scene]) {
+        var position: [Int: Int] = [:]
+        var chapterOfScene: [Int] = []
+        var scenesOfChapter: [[Int]] = []
+        var misplacedScene: (position: Int, chapter: Int)?
+        chapterOfScene.reserveCapacity(scenes.count)
+        for (index, scene) in scenes.enumerated() {
+            let chapter: Int
+            if let existing = position[scene.chapter] {
+                chapter = existing
+            } else {
+                if misplacedScene == nil, !Self.isRequest(scene.event) { misplacedScene = (index, scene.chapter) }
+                chapter = scenesOfChapter.count
+                position[scene.chapter] = chapter
+                scenesOfChapter.append([])
+            }
+            chapterOfScene.append(chapter)
+            scenesOfChapter[chapter].append(index)
+        }
+        var isLastOfChapter = Array(repeating: false, count: scenes.count)
+        for positions in scenesOfChapter {
+            if let last = positions.last { isLastOfChapter[last] = true }
+        }
+        self.chapterOfScene = chapterOfScene
+        self.scenesOfChapter = scenesOfChapter
+        self.isLastOfChapter = isLastOfChapter
+        self.chapterNumbers = Set(position.keys)
+        self.misplacedScene = misplacedScene
+    }
+
+    var chapterCount: Int { scenesOfChapter.count }
+
+    private static func isRequest(_ event: Scene.Event) -> Bool {
+        if case .request = event { return true }
+        return false
+    }
+
+    /// Each chapter's request, in chapter order. Only for a tape without a ``misplacedScene``.
+    func requests(in scenes: [Scene]) -> [RecordedRequest] {
+        scenesOfChapter.map { positions in
+            guard case let .request(request) = scenes[positions[0]].event else {
+                preconditionFailure("a chapter that does not open with its request: check misplacedScene first")
+            }
+            return request
+        }
+    }
+
+    /// Whether the chapter holds a redirect hop: such a chapter is delivered scene by scene, where the hop can be
+    /// reported.
+    func hasRedirect(_ chapter: Int, in scenes: [Scene]) -> Bool {
+        scenesOfChapter[chapter].contains { position in
+            if case .redirect = scenes[position].event { return true }
+            return false
+        }
+    }
+}
