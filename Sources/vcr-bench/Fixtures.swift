@@ -88,12 +88,12 @@ enum Fixtures {
                 request: RecordedRequest(
                     method: "GET",
                     url: url,
-                    headers: requestHeaderFields.map { HTTPHeader($0.key, $0.value) }
+                    headers: requestHeaderFields.map { RecordedHeader($0.key, $0.value) }
                 ),
                 response: RecordedResponse(
                     url: url,
                     statusCode: 200,
-                    headers: responseHeaderFields.sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) }
+                    headers: responseHeaderFields.sorted { $0.key < $1.key }.map { RecordedHeader($0.key, $0.value) }
                 ),
                 chunks: [body(index)]
             ))

@@ -202,7 +202,7 @@ enum TapeDiff {
         headers(x.headers, y.headers, as: name, into: &lines)
     }
 
-    private static func headers(_ x: [HTTPHeader], _ y: [HTTPHeader], as name: String, into lines: inout [String]) {
+    private static func headers(_ x: [RecordedHeader], _ y: [RecordedHeader], as name: String, into lines: inout [String]) {
         var names: [String] = []
         for header in x + y where !names.contains(where: { $0.equalsIgnoringASCIICase(header.name) }) {
             names.append(header.name)

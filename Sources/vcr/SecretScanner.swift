@@ -223,7 +223,7 @@ struct SecretScanner {
         }
     }
 
-    private func scanHeaders(_ headers: [HTTPHeader], as side: String, into report: inout Report) {
+    private func scanHeaders(_ headers: [RecordedHeader], as side: String, into report: inout Report) {
         for header in headers {
             let location = "\(side) header \(header.name)"
             let value = header.value.trimmingCharacters(in: .whitespaces)

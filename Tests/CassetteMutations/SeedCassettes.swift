@@ -86,51 +86,51 @@ public struct SeedCassette: Sendable {
         let get = RecordedRequest(
             method: "GET",
             url: "https://api.example.test/v1/users/42?fields=name,email",
-            headers: [HTTPHeader("Accept", "application/json"), HTTPHeader("Authorization", "[FILTERED]")]
+            headers: [RecordedHeader("Accept", "application/json"), RecordedHeader("Authorization", "[FILTERED]")]
         )
         let upload = RecordedRequest(
             method: "POST",
             url: "https://upload.example.test/files?name=a%20b",
-            headers: [HTTPHeader("Content-Type", "application/octet-stream")],
+            headers: [RecordedHeader("Content-Type", "application/octet-stream")],
             body: Data([0x00, 0xFF, 0x10, 0x80, 0x7F, 0xC3])
         )
         let health = RecordedRequest(method: "GET", url: "https://status.example.test/health")
         let empty = RecordedRequest(method: "DELETE", url: "https://api.example.test/v1/sessions/7", body: Data())
         return Tape(scenes: [
-            Scene(chapter: 1, time: 0, event: .request(get)),
-            Scene(chapter: 2, time: 0, event: .request(upload)),
-            Scene(chapter: 1, time: 0.084, event: .redirect(
-                RecordedResponse(url: get.url, statusCode: 301, headers: [HTTPHeader("Location", json)]),
+            Tape.Scene(chapter: 1, time: 0, event: .request(get)),
+            Tape.Scene(chapter: 2, time: 0, event: .request(upload)),
+            Tape.Scene(chapter: 1, time: 0.084, event: .redirect(
+                RecordedResponse(url: get.url, statusCode: 301, headers: [RecordedHeader("Location", json)]),
                 to: RecordedRequest(method: "GET", url: json, headers: get.headers)
             )),
-            Scene(chapter: 1, time: 0.162, event: .response(RecordedResponse(
+            Tape.Scene(chapter: 1, time: 0.162, event: .response(RecordedResponse(
                 url: json,
                 statusCode: 200,
                 headers: [
-                    HTTPHeader("Content-Length", "42"), HTTPHeader("Content-Type", "application/json"),
-                    HTTPHeader("Set-Cookie", "session=abc; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT; HttpOnly"),
+                    RecordedHeader("Content-Length", "42"), RecordedHeader("Content-Type", "application/json"),
+                    RecordedHeader("Set-Cookie", "session=abc; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT; HttpOnly"),
                 ]
             ))),
-            Scene(chapter: 3, time: 0, event: .request(health)),
-            Scene(chapter: 1, time: 0.163, event: .data(Data(#"{"id": 42, "name": "Ada "#.utf8))),
-            Scene(chapter: 2, time: 0.2, event: .response(RecordedResponse(
+            Tape.Scene(chapter: 3, time: 0, event: .request(health)),
+            Tape.Scene(chapter: 1, time: 0.163, event: .data(Data(#"{"id": 42, "name": "Ada "#.utf8))),
+            Tape.Scene(chapter: 2, time: 0.2, event: .response(RecordedResponse(
                 url: upload.url,
                 statusCode: 201,
-                headers: [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Content-Length", "4")]
+                headers: [RecordedHeader("Content-Encoding", "gzip"), RecordedHeader("Content-Length", "4")]
             ))),
-            Scene(chapter: 2, time: 0.21, event: .data(Data([0x1F, 0x8B, 0x08, 0x00]))),
-            Scene(chapter: 1, time: 0.171, event: .data(Data(#"Lovelace", "email": "ada@example.test"}"#.utf8))),
-            Scene(chapter: 1, time: 0.172, event: .completion),
-            Scene(chapter: 3, time: 30.001, event: .error(RecordedError(
+            Tape.Scene(chapter: 2, time: 0.21, event: .data(Data([0x1F, 0x8B, 0x08, 0x00]))),
+            Tape.Scene(chapter: 1, time: 0.171, event: .data(Data(#"Lovelace", "email": "ada@example.test"}"#.utf8))),
+            Tape.Scene(chapter: 1, time: 0.172, event: .completion),
+            Tape.Scene(chapter: 3, time: 30.001, event: .error(RecordedError(
                 domain: NSURLErrorDomain,
                 code: -1001,
                 userInfo: ["NSErrorFailingURLStringKey": health.url, "NSLocalizedDescription": "timed out"]
             ))),
-            Scene(chapter: 2, time: 0.3, event: .completion),
-            Scene(chapter: 4, time: 0, event: .request(empty)),
-            Scene(chapter: 4, time: 0.05, event: .response(RecordedResponse(url: empty.url, statusCode: 204))),
-            Scene(chapter: 4, time: 0.05, event: .data(Data())),
-            Scene(chapter: 4, time: 0.06, event: .completion),
+            Tape.Scene(chapter: 2, time: 0.3, event: .completion),
+            Tape.Scene(chapter: 4, time: 0, event: .request(empty)),
+            Tape.Scene(chapter: 4, time: 0.05, event: .response(RecordedResponse(url: empty.url, statusCode: 204))),
+            Tape.Scene(chapter: 4, time: 0.05, event: .data(Data())),
+            Tape.Scene(chapter: 4, time: 0.06, event: .completion),
         ])
     }()
 

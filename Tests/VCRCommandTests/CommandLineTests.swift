@@ -92,7 +92,7 @@ import Testing
 
     @Test func optionsTakeValuesBothWaysAndDoubleDashEndsThem() throws {
         let folder = try TemporaryFolder()
-        let tape = Tapes.tape(Tapes.exchange(requestHeaders: [HTTPHeader("X-Api-Key", "key-1234567")]))
+        let tape = Tapes.tape(Tapes.exchange(requestHeaders: [RecordedHeader("X-Api-Key", "key-1234567")]))
         let path = try folder.write(tape, "-odd name.json")
 
         // `--` lets a file start with a dash.

@@ -75,7 +75,7 @@ import Testing
                 chapter: 2,
                 method: "POST",
                 url: "https://api.example.com/v1/items",
-                requestHeaders: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "[FILTERED]")],
+                requestHeaders: [RecordedHeader("Content-Type", "application/json"), RecordedHeader("Authorization", "[FILTERED]")],
                 requestBody: #"{"name":"três","n":1}"#,
                 status: 201,
                 chunks: [#"{"id":3}"#]
@@ -87,7 +87,7 @@ import Testing
                 response: RecordedResponse(
                     url: "https://api.example.com/v1/image.png",
                     statusCode: 200,
-                    headers: [HTTPHeader("Content-Type", "image/png")]
+                    headers: [RecordedHeader("Content-Type", "image/png")]
                 ),
                 chunks: [Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF])]
             ),

@@ -26,7 +26,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
     static func request(
         _ name: String,
         url: String = "https://api.example.com/v1/me",
-        headers: [HTTPHeader] = [],
+        headers: [RecordedHeader] = [],
         body: String? = nil,
         expected: String,
         secret: String
@@ -41,7 +41,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
 
     static func response(
         _ name: String,
-        headers: [HTTPHeader] = [HTTPHeader("Content-Type", "application/json")],
+        headers: [RecordedHeader] = [RecordedHeader("Content-Type", "application/json")],
         body: String,
         expected: String,
         secret: String
@@ -59,40 +59,40 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
             // Credentials in headers.
             request(
                 "Authorization header",
-                headers: [HTTPHeader("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")],
+                headers: [RecordedHeader("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")],
                 expected: #"request 1: request header Authorization: value in clear ("Basic c2Vj…")"#,
                 secret: "c2VjcmV0OnBhc3N3b3Jk"
             ),
             request(
                 "Proxy-Authorization header",
-                headers: [HTTPHeader("Proxy-Authorization", "Basic dXNlcjpodW50ZXIy")],
+                headers: [RecordedHeader("Proxy-Authorization", "Basic dXNlcjpodW50ZXIy")],
                 expected: #"request 1: request header Proxy-Authorization: value in clear ("Basic dXNl…")"#,
                 secret: "dXNlcjpodW50ZXIy"
             ),
             request(
                 "Cookie header",
-                headers: [HTTPHeader("Cookie", "sessionid=8f2a9c71e0; theme=dark")],
+                headers: [RecordedHeader("Cookie", "sessionid=8f2a9c71e0; theme=dark")],
                 expected: #"request 1: request header Cookie: value in clear ("sess…")"#,
                 secret: "8f2a9c71e0"
             ),
             SeededSecret(
                 name: "Set-Cookie header",
                 tape: Tapes.tape(Tapes.exchange(responseHeaders: [
-                    HTTPHeader("Content-Type", "application/json"),
-                    HTTPHeader("Set-Cookie", "sid=31d4d96e407aad42; Path=/; Secure; HttpOnly"),
+                    RecordedHeader("Content-Type", "application/json"),
+                    RecordedHeader("Set-Cookie", "sid=31d4d96e407aad42; Path=/; Secure; HttpOnly"),
                 ])),
                 expected: #"request 1: response header Set-Cookie: value in clear ("sid=…")"#,
                 secret: "31d4d96e407aad42"
             ),
             request(
                 "API key header",
-                headers: [HTTPHeader("X-Api-Key", "5f0c2b7e9a1d4c3b")],
+                headers: [RecordedHeader("X-Api-Key", "5f0c2b7e9a1d4c3b")],
                 expected: #"request 1: request header X-Api-Key: value in clear ("5f0c…")"#,
                 secret: "5f0c2b7e9a1d4c3b"
             ),
             request(
                 "auth token header",
-                headers: [HTTPHeader("X-Auth-Token", "tok_99887766")],
+                headers: [RecordedHeader("X-Auth-Token", "tok_99887766")],
                 expected: #"request 1: request header X-Auth-Token: value in clear ("tok_…")"#,
                 secret: "tok_99887766"
             ),
@@ -130,21 +130,21 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
             // Form and JSON keys.
             request(
                 "form password",
-                headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                headers: [RecordedHeader("Content-Type", "application/x-www-form-urlencoded")],
                 body: "user=ada&password=hunter2",
                 expected: #"request 1: request body form field password: value in clear ("hun…")"#,
                 secret: "hunter2"
             ),
             request(
                 "form client_secret",
-                headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                headers: [RecordedHeader("Content-Type", "application/x-www-form-urlencoded")],
                 body: "grant_type=client_credentials&client_id=app&client_secret=9z8y7x6w",
                 expected: #"request 1: request body form field client_secret: value in clear ("9z8y…")"#,
                 secret: "9z8y7x6w"
             ),
             request(
                 "nested JSON password",
-                headers: [HTTPHeader("Content-Type", "application/json")],
+                headers: [RecordedHeader("Content-Type", "application/json")],
                 body: #"{"user": {"name": "ada", "credentials": {"password": "p4ssw0rd!"}}}"#,
                 expected: #"request 1: request body JSON key user.credentials.password: value in clear ("p4ss…")"#,
                 secret: "p4ssw0rd!"
@@ -170,54 +170,54 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
             // Token shapes anywhere.
             request(
                 "bearer token in another header",
-                headers: [HTTPHeader("X-Forwarded-Credentials", "Bearer 9f8e7d6c5b4a3210")],
+                headers: [RecordedHeader("X-Forwarded-Credentials", "Bearer 9f8e7d6c5b4a3210")],
                 expected: #"request 1: request header X-Forwarded-Credentials: bearer token ("Bearer 9f8e…")"#,
                 secret: "9f8e7d6c5b4a3210"
             ),
             request(
                 "bearer token in a text body",
-                headers: [HTTPHeader("Content-Type", "text/plain")],
+                headers: [RecordedHeader("Content-Type", "text/plain")],
                 body: "call it with: Bearer 0a1b2c3d4e5f6a7b8c9d",
                 expected: #"request 1: request body: bearer token ("Bearer 0a1b…")"#,
                 secret: "0a1b2c3d4e5f6a7b8c9d"
             ),
             SeededSecret(
                 name: "JWT in a response header",
-                tape: Tapes.tape(Tapes.exchange(responseHeaders: [HTTPHeader("X-Session", jwt)])),
+                tape: Tapes.tape(Tapes.exchange(responseHeaders: [RecordedHeader("X-Session", jwt)])),
                 expected: #"request 1: response header X-Session: JWT ("eyJh…")"#,
                 secret: jwt
             ),
             response(
                 "JWT in a response body",
-                headers: [HTTPHeader("Content-Type", "text/html")],
+                headers: [RecordedHeader("Content-Type", "text/html")],
                 body: "<script>window.boot = '\(jwt)';</script>",
                 expected: #"request 1: response body: JWT ("eyJh…")"#,
                 secret: jwt
             ),
             response(
                 "AWS access key in a body",
-                headers: [HTTPHeader("Content-Type", "text/plain")],
+                headers: [RecordedHeader("Content-Type", "text/plain")],
                 body: "[default]\naws_access_key=\(aws)\n",
                 expected: #"request 1: response body: AWS access key ID ("AKIA…")"#,
                 secret: aws
             ),
             response(
                 "private key block in a body",
-                headers: [HTTPHeader("Content-Type", "application/x-pem-file")],
+                headers: [RecordedHeader("Content-Type", "application/x-pem-file")],
                 body: privateKey,
                 expected: #"request 1: response body: private key block ("-----BEGIN RSA PRIVATE KEY-----")"#,
                 secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
             ),
             response(
                 "GitHub token in a body",
-                headers: [HTTPHeader("Content-Type", "text/plain")],
+                headers: [RecordedHeader("Content-Type", "text/plain")],
                 body: "token: ghp_" + String(repeating: "aB3", count: 12),
                 expected: #"request 1: response body: GitHub token ("ghp_…")"#,
                 secret: "ghp_" + String(repeating: "aB3", count: 12)
             ),
             response(
                 "base64 body",
-                headers: [HTTPHeader("Content-Type", "text/plain")],
+                headers: [RecordedHeader("Content-Type", "text/plain")],
                 body: Data("aws_access_key_id = \(aws)\n".utf8).base64EncodedString(),
                 expected: #"request 1: response body (base64-decoded): AWS access key ID ("AKIA…")"#,
                 secret: aws
@@ -233,7 +233,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
                 response: RecordedResponse(
                     url: "https://api.example.com/v1/login",
                     statusCode: 200,
-                    headers: [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Content-Type", "application/json")]
+                    headers: [RecordedHeader("Content-Encoding", "gzip"), RecordedHeader("Content-Type", "application/json")]
                 ),
                 chunks: [Deflate.gzip(Data(#"{"session": {"refresh_token": "rt-55aa66bb"}}"#.utf8))]
             )]),
@@ -253,7 +253,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
                 response: RecordedResponse(
                     url: "https://api.example.com/blob",
                     statusCode: 200,
-                    headers: [HTTPHeader("Content-Type", "application/octet-stream")]
+                    headers: [RecordedHeader("Content-Type", "application/octet-stream")]
                 ),
                 chunks: [binary]
             )]),
@@ -271,7 +271,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
                     response: RecordedResponse(
                         url: "https://auth.example.com/authorize",
                         statusCode: 302,
-                        headers: [HTTPHeader("Location", "https://app.example.com/cb?access_token=at-778899")]
+                        headers: [RecordedHeader("Location", "https://app.example.com/cb?access_token=at-778899")]
                     ),
                     request: RecordedRequest(method: "GET", url: "https://app.example.com/cb?access_token=at-778899")
                 )],
@@ -287,7 +287,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
             name: "second request",
             tape: Tapes.tape(
                 Tapes.exchange(chapter: 1),
-                Tapes.exchange(chapter: 2, requestHeaders: [HTTPHeader("authorization", "Bearer zz-top-1234567")])
+                Tapes.exchange(chapter: 2, requestHeaders: [RecordedHeader("authorization", "Bearer zz-top-1234567")])
             ),
             expected: #"request 2: request header authorization: value in clear ("Bearer zz-t…")"#,
             secret: "zz-top-1234567"
@@ -323,24 +323,24 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
                 method: "POST",
                 url: "https://api.example.com/v1/login?token=\(encoded)&api_key=\(encoded)&page=2",
                 requestHeaders: [
-                    HTTPHeader("Authorization", placeholder),
-                    HTTPHeader("Proxy-Authorization", "Basic \(placeholder)"),
-                    HTTPHeader("Cookie", "sessionid=\(placeholder); theme=\(placeholder)"),
-                    HTTPHeader("X-Api-Key", placeholder),
-                    HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+                    RecordedHeader("Authorization", placeholder),
+                    RecordedHeader("Proxy-Authorization", "Basic \(placeholder)"),
+                    RecordedHeader("Cookie", "sessionid=\(placeholder); theme=\(placeholder)"),
+                    RecordedHeader("X-Api-Key", placeholder),
+                    RecordedHeader("Content-Type", "application/x-www-form-urlencoded"),
                 ],
                 requestBody: "user=ada&password=\(encoded)&client_secret=\(encoded)",
                 responseHeaders: [
-                    HTTPHeader("Content-Type", "application/json"),
-                    HTTPHeader("Set-Cookie", "sid=\(placeholder); Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT"),
+                    RecordedHeader("Content-Type", "application/json"),
+                    RecordedHeader("Set-Cookie", "sid=\(placeholder); Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT"),
                 ],
                 chunks: [#"{"access_token": "\#(placeholder)", "token_type": "Bearer", "expires_in": 3600, "#
                     + #""user": {"password": "\#(placeholder)"}, "note": "Authorization: Bearer \#(placeholder)"}"#]
             ))
             interactions.append(Tapes.exchange(
                 chapter: 2 * index + 2,
-                requestHeaders: [HTTPHeader("Authorization", "Bearer \(placeholder)")],
-                responseHeaders: [HTTPHeader("Set-Cookie", placeholder)],
+                requestHeaders: [RecordedHeader("Authorization", "Bearer \(placeholder)")],
+                responseHeaders: [RecordedHeader("Set-Cookie", placeholder)],
                 chunks: []
             ))
         }
@@ -348,11 +348,11 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
         interactions.append(Tapes.exchange(
             chapter: 100,
             url: "https://api.example.com/v1/items?pageToken=CAEQAA&next_token=abc&token_type=bearer",
-            requestHeaders: [HTTPHeader("Access-Control-Request-Headers", "authorization")],
+            requestHeaders: [RecordedHeader("Access-Control-Request-Headers", "authorization")],
             responseHeaders: [
-                HTTPHeader("WWW-Authenticate", #"Bearer realm="api", error="invalid_token""#),
-                HTTPHeader("Access-Control-Allow-Credentials", "true"),
-                HTTPHeader("Content-Type", "application/json"),
+                RecordedHeader("WWW-Authenticate", #"Bearer realm="api", error="invalid_token""#),
+                RecordedHeader("Access-Control-Allow-Credentials", "true"),
+                RecordedHeader("Content-Type", "application/json"),
             ],
             chunks: [#"{"password_required": true, "token": null, "secret": 12, "key": "color", "tokens": []}"#]
         ))
@@ -366,7 +366,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
     @Test func placeholderOption() throws {
         let folder = try TemporaryFolder()
         let path = try folder.write(
-            Tapes.tape(Tapes.exchange(requestHeaders: [HTTPHeader("X-Api-Key", "not-a-real-key")])),
+            Tapes.tape(Tapes.exchange(requestHeaders: [RecordedHeader("X-Api-Key", "not-a-real-key")])),
             "custom.json"
         )
         #expect(try VCRTool.run("lint", path).status == 1)
@@ -403,7 +403,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
         let folder = try TemporaryFolder()
         try folder.write(Tapes.recorded, "clean.json")
         try folder.write(
-            Tapes.tape(Tapes.exchange(requestHeaders: [HTTPHeader("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])),
+            Tapes.tape(Tapes.exchange(requestHeaders: [RecordedHeader("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])),
             "nested/deeper/leaky.har",
             as: .har
         )
@@ -424,7 +424,7 @@ struct SeededSecret: CustomTestStringConvertible, Sendable {
         try folder.write("", "a-empty.json")
         try folder.write(#"{"format": "HTTPVCR", "#, "b-truncated.json")
         try folder.write(
-            Tapes.tape(Tapes.exchange(requestHeaders: [HTTPHeader("Cookie", "sessionid=8f2a9c71e0")])),
+            Tapes.tape(Tapes.exchange(requestHeaders: [RecordedHeader("Cookie", "sessionid=8f2a9c71e0")])),
             "c-leaky.json"
         )
         let result = try VCRTool.run("lint", folder.url.path)

@@ -11,14 +11,14 @@ import TestSupport
             method: "POST",
             url: "https://api.example.com/v1/login?q=vcr&api_key=qk-778899",
             requestHeaders: [
-                HTTPHeader("Accept", "application/json"),
-                HTTPHeader("Content-Type", "application/json"),
-                HTTPHeader("X-Api-Key", "sk-live-abcdef123456"),
+                RecordedHeader("Accept", "application/json"),
+                RecordedHeader("Content-Type", "application/json"),
+                RecordedHeader("X-Api-Key", "sk-live-abcdef123456"),
             ],
             requestBody: #"{"user":"ada","password":"pw-secret-1"}"#,
             responseHeaders: [
-                HTTPHeader("Content-Type", "application/json"),
-                HTTPHeader("Set-Cookie", "sid=ck-secret-3; Path=/"),
+                RecordedHeader("Content-Type", "application/json"),
+                RecordedHeader("Set-Cookie", "sid=ck-secret-3; Path=/"),
             ],
             chunks: [#"{"ok":true,"session":{"token":"rt-secret-2"}}"#]
         )
@@ -131,11 +131,11 @@ import TestSupport
         let tape = Tapes.tape(Tapes.exchange(
             method: "POST",
             requestHeaders: [
-                HTTPHeader("Content-Length", "25"),
-                HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+                RecordedHeader("Content-Length", "25"),
+                RecordedHeader("Content-Type", "application/x-www-form-urlencoded"),
             ],
             requestBody: "user=bob&password=hunter2",
-            responseHeaders: [HTTPHeader("Content-Length", "24"), HTTPHeader("Content-Type", "application/json")],
+            responseHeaders: [RecordedHeader("Content-Length", "24"), RecordedHeader("Content-Type", "application/json")],
             chunks: [#"{"form":{"password":"hunter2"}}"#]
         ))
         let path = try folder.write(tape, "form.json")
@@ -158,9 +158,9 @@ import TestSupport
                 url: "https://api.example.com/gz",
                 statusCode: 200,
                 headers: [
-                    HTTPHeader("Content-Encoding", "gzip"),
-                    HTTPHeader("Content-Length", "99"),
-                    HTTPHeader("Content-Type", "application/json"),
+                    RecordedHeader("Content-Encoding", "gzip"),
+                    RecordedHeader("Content-Length", "99"),
+                    RecordedHeader("Content-Type", "application/json"),
                 ]
             ),
             chunks: [Deflate.gzip(Data(#"{"token":"gz-secret"}"#.utf8))]
@@ -171,7 +171,7 @@ import TestSupport
             response: RecordedResponse(
                 url: "https://api.example.com/gz2",
                 statusCode: 200,
-                headers: [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Content-Type", "application/json")]
+                headers: [RecordedHeader("Content-Encoding", "gzip"), RecordedHeader("Content-Type", "application/json")]
             ),
             chunks: [Deflate.gzip(Data(#"{"name":"plain"}"#.utf8))]
         )
@@ -201,14 +201,14 @@ import TestSupport
                     url: "https://auth.example.com/start?token=t-1",
                     statusCode: 302,
                     headers: [
-                        HTTPHeader("Location", "https://app.example.com/cb?token=t-2&state=s"),
-                        HTTPHeader("Set-Cookie", "auth=c-1"),
+                        RecordedHeader("Location", "https://app.example.com/cb?token=t-2&state=s"),
+                        RecordedHeader("Set-Cookie", "auth=c-1"),
                     ]
                 ),
                 request: RecordedRequest(
                     method: "GET",
                     url: "https://app.example.com/cb?token=t-2&state=s",
-                    headers: [HTTPHeader("Cookie", "auth=c-1")]
+                    headers: [RecordedHeader("Cookie", "auth=c-1")]
                 )
             )],
             response: RecordedResponse(url: "https://app.example.com/cb?token=t-2&state=s", statusCode: 200),

@@ -16,16 +16,16 @@ import Testing
 
     @Test func secureHeadersApplyAsWhenRecording() {
         let tape = Tapes.tape(Tapes.exchange(requestHeaders: [
-            HTTPHeader("authorization", "Basic c2VjcmV0"),
-            HTTPHeader("Cookie", "a=b"),
-            HTTPHeader("X-Trace", "1"),
+            RecordedHeader("authorization", "Basic c2VjcmV0"),
+            RecordedHeader("Cookie", "a=b"),
+            RecordedHeader("X-Trace", "1"),
         ]))
         let redacted = tape.redacted(with: VCRConfiguration())
         let headers = redacted.interactions[0].request.headers
         #expect(headers == [
-            HTTPHeader("authorization", VCRConfiguration.filteredPlaceholder),
-            HTTPHeader("Cookie", VCRConfiguration.filteredPlaceholder),
-            HTTPHeader("X-Trace", "1"),
+            RecordedHeader("authorization", VCRConfiguration.filteredPlaceholder),
+            RecordedHeader("Cookie", VCRConfiguration.filteredPlaceholder),
+            RecordedHeader("X-Trace", "1"),
         ])
     }
 
@@ -41,7 +41,7 @@ import Testing
             Data(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "true", with: "false").utf8)
         }
         let redacted = Tapes.tape(Tapes.exchange()).redacted(with: configuration).interactions[0]
-        #expect(redacted.request.headers == [HTTPHeader("X-Added", "yes")])
+        #expect(redacted.request.headers == [RecordedHeader("X-Added", "yes")])
         #expect(redacted.request.url == "https://api.example.com/vX/items")
         #expect(redacted.response?.url == "https://api.example.com/vX/items")
         #expect(redacted.body == Data(#"{"ok":false}"#.utf8))
@@ -62,16 +62,16 @@ import Testing
 
     @Test func responseHeadersAreReplacedOrRemoved() {
         let tape = Tapes.tape(Tapes.exchange(responseHeaders: [
-            HTTPHeader("Set-Cookie", "a=1"),
-            HTTPHeader("X-Token", "t"),
-            HTTPHeader("Content-Type", "application/json"),
+            RecordedHeader("Set-Cookie", "a=1"),
+            RecordedHeader("X-Token", "t"),
+            RecordedHeader("Content-Type", "application/json"),
         ]))
         var configuration = VCRConfiguration()
         configuration.secureHeaders = []
         let redacted = tape.redacted(with: configuration, responseHeaders: ["set-cookie": "[FILTERED]", "X-TOKEN": nil])
         #expect(redacted.interactions[0].response?.headers == [
-            HTTPHeader("Set-Cookie", "[FILTERED]"),
-            HTTPHeader("Content-Type", "application/json"),
+            RecordedHeader("Set-Cookie", "[FILTERED]"),
+            RecordedHeader("Content-Type", "application/json"),
         ])
     }
 

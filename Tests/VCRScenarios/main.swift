@@ -153,14 +153,14 @@ func mismatchInGroup(folder: String) async throws -> String {
 func cancelStorm(folder: String) async throws -> String {
     VCR.setup { $0.cassettesPath = folder }
     let count = 60
-    var scenes: [Scene] = []
+    var scenes: [Tape.Scene] = []
     for chapter in 1...count {
         let url = "http://replay.test/\(chapter)"
         scenes += [
-            Scene(chapter: chapter, event: .request(RecordedRequest(method: "GET", url: url))),
-            Scene(chapter: chapter, event: .response(RecordedResponse(url: url, statusCode: 200))),
-            Scene(chapter: chapter, event: .data(Data("body \(chapter)".utf8))),
-            Scene(chapter: chapter, event: .completion),
+            Tape.Scene(chapter: chapter, event: .request(RecordedRequest(method: "GET", url: url))),
+            Tape.Scene(chapter: chapter, event: .response(RecordedResponse(url: url, statusCode: 200))),
+            Tape.Scene(chapter: chapter, event: .data(Data("body \(chapter)".utf8))),
+            Tape.Scene(chapter: chapter, event: .completion),
         ]
     }
     try CassetteFile.write(Tape(scenes: scenes), to: URL(fileURLWithPath: folder + "/storm.json"), as: .json)

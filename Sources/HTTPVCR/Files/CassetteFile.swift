@@ -137,7 +137,7 @@ public enum CassetteFile {
     }
 
     /// Writes bytes to `url` atomically (see ``write(_:to:as:)``).
-    public static func write(_ data: Data, to url: URL) throws(VCRError) {
+    package static func write(_ data: Data, to url: URL) throws(VCRError) {
         do throws(AtomicFileWrite.Failure) {
             try AtomicFileWrite.replaceContents(of: url, with: data)
         } catch {

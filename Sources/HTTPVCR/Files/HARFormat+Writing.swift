@@ -134,7 +134,7 @@ extension HARFormat {
         return .object(members)
     }
 
-    private static func headersValue(_ headers: [HTTPHeader]) -> JSONValue {
+    private static func headersValue(_ headers: [RecordedHeader]) -> JSONValue {
         .array(headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })
     }
 
@@ -278,7 +278,7 @@ extension HARFormat {
         for redirect in redirects {
             var hop = readBack(redirect.response, of: request)
             if hop.headers[field: "Location"] == nil {
-                hop.headers.append(HTTPHeader("Location", redirect.request.url))  // the writer's redirectURL
+                hop.headers.append(RecordedHeader("Location", redirect.request.url))  // the writer's redirectURL
             }
             if redirect.response.url != request.url {
                 notes.append(
@@ -335,7 +335,7 @@ extension HARFormat {
         return notes
     }
 
-    private static func repeatedNames(_ headers: [HTTPHeader]) -> [String] {
+    private static func repeatedNames(_ headers: [RecordedHeader]) -> [String] {
         var seen: Set<String> = []
         var repeated: [String] = []
         for header in headers {

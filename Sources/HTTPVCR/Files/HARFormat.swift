@@ -57,7 +57,7 @@ enum HARFormat {
         let redirectURL = responseFields.optionalString("redirectURL") ?? ""
         if !redirectURL.isEmpty, responseHeaders[field: "Location"] == nil {
             // Hops are folded, and clients follow them, through Location; some tools only fill in redirectURL.
-            responseHeaders.append(HTTPHeader("Location", redirectURL))
+            responseHeaders.append(RecordedHeader("Location", redirectURL))
         }
         let version = responseFields.optionalString("httpVersion") ?? ""
         let response = RecordedResponse(
@@ -79,10 +79,10 @@ enum HARFormat {
 
     /// Header arrays `[{"name": ..., "value": ...}]`. Repeated fields are joined with ", " (one field per name on
     /// the tape); HTTP/2 pseudo-headers such as `:authority` are dropped, as URLSession never shows them.
-    private static func headers(_ fields: FieldReader) throws(DecodeFailure) -> [HTTPHeader] {
+    private static func headers(_ fields: FieldReader) throws(DecodeFailure) -> [RecordedHeader] {
         guard fields.has("headers") else { return [] }
         let items = try fields.array("headers")
-        var result: [HTTPHeader] = []
+        var result: [RecordedHeader] = []
         for (index, item) in items.enumerated() {
             let header = try FieldReader(item, path: "\(fields.join("headers"))[\(index)]")
             let name = try header.string("name")
@@ -96,7 +96,7 @@ enum HARFormat {
             if let existing = result.firstIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) {
                 result[existing].value += ", " + value
             } else {
-                result.append(HTTPHeader(name, value))
+                result.append(RecordedHeader(name, value))
             }
         }
         return result

@@ -111,7 +111,7 @@ extension HTTPVCRFormat {
             request = RecordedRequest(
                 method: try fields.string("method"),
                 url: try fields.string("url"),
-                headers: [HTTPHeader](try fields.stringMap("headers")),
+                headers: [RecordedHeader](try fields.stringMap("headers")),
                 body: try fields.body(text: "body", base64: "bodyBase64")
             )
         }
@@ -126,7 +126,7 @@ extension HTTPVCRFormat {
                 url: try fields.string("url"),
                 statusCode: try fields.integer("status"),
                 httpVersion: try fields.optionalString("httpVersion") ?? "HTTP/1.1",
-                headers: [HTTPHeader](try fields.stringMap("headers"))
+                headers: [RecordedHeader](try fields.stringMap("headers"))
             )
         }
     }

@@ -68,7 +68,7 @@ enum HTTPVCRFormat {
     }
 
     /// Headers sorted by name, so a re-saved cassette is byte for byte what was loaded.
-    private static func headers(_ headers: [HTTPHeader]) -> JSONValue {
+    private static func headers(_ headers: [RecordedHeader]) -> JSONValue {
         .object(headers.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { ($0.name, .string($0.value)) })
     }
 

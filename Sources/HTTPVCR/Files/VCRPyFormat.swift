@@ -65,10 +65,10 @@ enum VCRPyFormat {
 
     /// A map of name to list of values. Several values of one field are joined with ", " (the order of
     /// different fields is not in the file, so they are sorted by name).
-    private static func headers(_ fields: FieldReader) throws(DecodeFailure) -> [HTTPHeader] {
+    private static func headers(_ fields: FieldReader) throws(DecodeFailure) -> [RecordedHeader] {
         guard fields.has("headers") else { return [] }
         let map = try fields.child("headers")
-        var result: [HTTPHeader] = []
+        var result: [RecordedHeader] = []
         for name in map.object.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
             let value = map.object[name] as Any
             let values: [Any] = (value as? [Any]) ?? [value]
@@ -83,7 +83,7 @@ enum VCRPyFormat {
                     throw DecodeFailure("\(path): expected a string, found \(describe(item))")
                 }
             }
-            result.append(HTTPHeader(name, texts.joined(separator: ", ")))
+            result.append(RecordedHeader(name, texts.joined(separator: ", ")))
         }
         return result
     }
@@ -112,7 +112,7 @@ enum DecodedBodyRepair {
 
     /// Returns whether the headers were changed.
     @discardableResult
-    static func repair(_ headers: inout [HTTPHeader], body: Data) -> Bool {
+    static func repair(_ headers: inout [RecordedHeader], body: Data) -> Bool {
         guard let encoding = headers[field: "Content-Encoding"] else { return false }
         let codings = encoding.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard codings.contains(where: compressingCodings.contains), !isCompressed(body, codings: codings) else {

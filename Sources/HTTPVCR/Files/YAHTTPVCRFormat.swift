@@ -95,7 +95,7 @@ enum YAHTTPVCRFormat {
         RecordedRequest(
             method: try fields.string("method").uppercased(),
             url: try fields.string("url"),
-            headers: [HTTPHeader](try fields.stringMap("headers")),
+            headers: [RecordedHeader](try fields.stringMap("headers")),
             body: fields.has("body") ? try data(fields, key: "body") : nil
         )
     }
@@ -104,7 +104,7 @@ enum YAHTTPVCRFormat {
         RecordedResponse(
             url: fields.optionalString("url") ?? requestURL,
             statusCode: try fields.int("status"),
-            headers: [HTTPHeader](try fields.stringMap("headers"))
+            headers: [RecordedHeader](try fields.stringMap("headers"))
         )
     }
 

@@ -23,7 +23,7 @@ extension Tape {
     ///
     /// Whatever no filter changes keeps its exact value: header order and case, URLs, bytes of bodies (a compressed
     /// body in which nothing was replaced stays compressed), scene order and times.
-    package func redacted(with configuration: VCRConfiguration, responseHeaders: [String: String?] = [:]) -> Tape {
+    public func redacted(with configuration: VCRConfiguration, responseHeaders: [String: String?] = [:]) -> Tape {
         var configuration = configuration
         configuration.beforeRecordRequest = nil
         configuration.beforeRecordResponse = nil
@@ -99,17 +99,17 @@ struct TapeRedaction {
         var result = recorded
         result.url = RequestFilter.filter(urlString: recorded.url, of: original, with: configuration)
 
-        var headers: [HTTPHeader] = []
+        var headers: [RecordedHeader] = []
         for header in recorded.headers {
             let before = original.value(forHTTPHeaderField: header.name)
             guard let after = filtered.value(forHTTPHeaderField: header.name) else { continue }
-            headers.append(after == before ? header : HTTPHeader(header.name, after))
+            headers.append(after == before ? header : RecordedHeader(header.name, after))
         }
         // A custom headers filter may add fields.
         let added = (filtered.allHTTPHeaderFields ?? [:]).filter { name, _ in
             !recorded.headers.contains { $0.name.equalsIgnoringASCIICase(name) }
         }
-        headers.append(contentsOf: [HTTPHeader](added))
+        headers.append(contentsOf: [RecordedHeader](added))
         result.headers = headers
 
         if let body = recorded.body, let filteredBody = filtered.httpBody, filteredBody != body {
@@ -168,9 +168,9 @@ struct TapeRedaction {
         return result
     }
 
-    private func replaceHeaders(_ headers: inout [HTTPHeader]) {
+    private func replaceHeaders(_ headers: inout [RecordedHeader]) {
         for (name, replacement) in responseHeaders {
-            let matches = { (header: HTTPHeader) in header.name.equalsIgnoringASCIICase(name) }
+            let matches = { (header: RecordedHeader) in header.name.equalsIgnoringASCIICase(name) }
             if let replacement {
                 for index in headers.indices where matches(headers[index]) { headers[index].value = replacement }
             } else {

@@ -9,7 +9,7 @@ extension RecordedRequest {
         self.init(
             method: (request.httpMethod ?? "GET").uppercased(),
             url: request.url?.absoluteString ?? "",
-            headers: [HTTPHeader](request.allHTTPHeaderFields ?? [:]),
+            headers: [RecordedHeader](request.allHTTPHeaderFields ?? [:]),
             body: request.httpBody
         )
     }
@@ -28,10 +28,10 @@ extension RecordedResponse {
         // Names are unique already: straight into the list, without a dictionary in between. They are always
         // strings in practice; interpolation would describe them through reflection.
         let fields = response.allHeaderFields
-        var headers: [HTTPHeader] = []
+        var headers: [RecordedHeader] = []
         headers.reserveCapacity(fields.count)
         for (name, value) in fields {
-            headers.append(HTTPHeader(name as? String ?? "\(name)", value as? String ?? "\(value)"))
+            headers.append(RecordedHeader(name as? String ?? "\(name)", value as? String ?? "\(value)"))
         }
         self.init(
             url: response.url?.absoluteString ?? "",

@@ -1,48 +1,54 @@
 import Foundation
 
-/// One thing that happened to one request, at one moment, as it sits on a cassette's tape.
-///
-/// A tape is the ordered list of scenes of every request a cassette holds. Scenes of one request share a
-/// ``chapter``; scenes of concurrent requests interleave in the order they really happened, which is what
-/// chronological playback reproduces.
-public struct Scene: Sendable, Equatable {
-    /// The request this scene belongs to: every scene of one request has the same chapter number.
-    public var chapter: Int
-    /// Seconds from the moment the request was sent until this scene happened.
-    public var time: TimeInterval
-    public var event: Event
+extension Tape {
+    /// One thing that happened to one request, at one moment, as it sits on a cassette's tape.
+    ///
+    /// A tape is the ordered list of scenes of every request a cassette holds. Scenes of one request share a
+    /// ``chapter``; scenes of concurrent requests interleave in the order they really happened, which is what
+    /// chronological playback reproduces.
+    public struct Scene: Sendable, Equatable {
+        /// The request this scene belongs to: every scene of one request has the same chapter number.
+        public var chapter: Int
+        /// Seconds from the moment the request was sent until this scene happened.
+        public var time: TimeInterval
+        public var event: Event
 
-    public init(chapter: Int, time: TimeInterval = 0, event: Event) {
-        self.chapter = chapter
-        self.time = time
-        self.event = event
-    }
+        public init(chapter: Int, time: TimeInterval = 0, event: Event) {
+            self.chapter = chapter
+            self.time = time
+            self.event = event
+        }
 
-    public enum Event: Sendable, Equatable {
-        /// The request as it was sent (after filtering). Always the first scene of a chapter.
-        case request(RecordedRequest)
-        /// A redirect hop: the 3xx response, and the request that followed it.
-        case redirect(RecordedResponse, to: RecordedRequest)
-        /// The final response's status line and headers.
-        case response(RecordedResponse)
-        /// One chunk of the response body, as it was received.
-        case data(Data)
-        /// The request failed: a transport error, a timeout, a cancellation.
-        case error(RecordedError)
-        /// The request finished successfully.
-        case completion
+        public enum Event: Sendable, Equatable {
+            /// The request as it was sent (after filtering). Always the first scene of a chapter.
+            case request(RecordedRequest)
+            /// A redirect hop: the 3xx response, and the request that followed it.
+            case redirect(RecordedResponse, to: RecordedRequest)
+            /// The final response's status line and headers.
+            case response(RecordedResponse)
+            /// One chunk of the response body, as it was received.
+            case data(Data)
+            /// The request failed: a transport error, a timeout, a cancellation.
+            case error(RecordedError)
+            /// The request finished successfully.
+            case completion
+        }
     }
 }
+
+/// Inside the package a scene is just a `Scene`; users write `Tape.Scene`, so that HTTPVCR's name meets no other
+/// module's (SwiftUI has a `Scene`).
+typealias Scene = Tape.Scene
 
 /// A request as recorded on a tape: what the matchers compare and what a reader of the cassette sees.
 public struct RecordedRequest: Sendable, Equatable {
     public var method: String
     public var url: String
     /// Header fields in the order they are written; names keep their original case.
-    public var headers: [HTTPHeader]
+    public var headers: [RecordedHeader]
     public var body: Data?
 
-    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Data? = nil) {
+    public init(method: String, url: String, headers: [RecordedHeader] = [], body: Data? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -55,9 +61,9 @@ public struct RecordedResponse: Sendable, Equatable {
     public var url: String
     public var statusCode: Int
     public var httpVersion: String
-    public var headers: [HTTPHeader]
+    public var headers: [RecordedHeader]
 
-    public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [HTTPHeader] = []) {
+    public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [RecordedHeader] = []) {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion
@@ -81,7 +87,7 @@ public struct RecordedError: Sendable, Equatable {
 
 /// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the order and
 /// case a server sent.
-public struct HTTPHeader: Sendable, Equatable, Hashable {
+public struct RecordedHeader: Sendable, Equatable, Hashable {
     public var name: String
     public var value: String
 
@@ -91,12 +97,12 @@ public struct HTTPHeader: Sendable, Equatable, Hashable {
     }
 }
 
-extension Array where Element == HTTPHeader {
+extension Array where Element == RecordedHeader {
     /// The value of the first field with this name, compared case-insensitively.
     public subscript(field name: String) -> String? {
         get { first { $0.name.equalsIgnoringASCIICase(name) }?.value }
         set {
-            let matches = { (header: HTTPHeader) in header.name.equalsIgnoringASCIICase(name) }
+            let matches = { (header: RecordedHeader) in header.name.equalsIgnoringASCIICase(name) }
             guard let newValue else { return removeAll(where: matches) }
             if let index = firstIndex(where: matches) {
                 self[index].value = newValue
@@ -105,7 +111,7 @@ extension Array where Element == HTTPHeader {
                     self = Array(self[...index]) + self[(index + 1)...].filter { !matches($0) }
                 }
             } else {
-                append(HTTPHeader(name, newValue))
+                append(RecordedHeader(name, newValue))
             }
         }
     }
@@ -118,12 +124,12 @@ extension Array where Element == HTTPHeader {
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
     public init(_ dictionary: [String: String]) {
-        self = dictionary.map { HTTPHeader($0.key, $0.value) }.sortedByName()
+        self = dictionary.map { RecordedHeader($0.key, $0.value) }.sortedByName()
     }
 
     /// Sorted by name case-insensitively, names equal but for case in a fixed order too. Each name is
     /// lowercased once, not at every comparison.
-    func sortedByName() -> [HTTPHeader] {
+    func sortedByName() -> [RecordedHeader] {
         map { (sortKey: $0.name.lowercasedIfNeeded, header: $0) }
             .sorted { ($0.sortKey, $0.header.name) < ($1.sortKey, $1.header.name) }
             .map(\.header)

@@ -53,10 +53,12 @@ public struct Tape: Sendable, Equatable {
 
 /// All the scenes of one request, read as one request and its outcome.
 public struct Interaction: Sendable, Equatable {
-    public var scenes: [Scene]
+    /// The chapter's scenes, request first. Read-only: an interaction is built whole (``init(scenes:)``), so that
+    /// its first scene is always its request.
+    public internal(set) var scenes: [Tape.Scene]
 
     /// Groups scenes of one chapter. Returns nil when the first scene is not a request.
-    public init?(scenes: [Scene]) {
+    public init?(scenes: [Tape.Scene]) {
         guard let first = scenes.first, case .request = first.event else { return nil }
         self.scenes = scenes
     }

@@ -261,7 +261,7 @@ extension VCRTests {
         let numericHeader = #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "request": "#
             + #"{"method": "GET", "url": "https://a.test/", "headers": {"X-Count": 3}}}]}"#
         let tape = try CassetteFile.decode(Data(numericHeader.utf8), path: "/numeric.json").tape
-        #expect(tape.interactions.first?.request.headers == [HTTPHeader("X-Count", "3")])
+        #expect(tape.interactions.first?.request.headers == [RecordedHeader("X-Count", "3")])
         let badUTF8 = Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "data": ""#.utf8)
             + Data([0xC3, 0x28]) + Data(#""}]}"#.utf8)
         #expect(try Self.readError(badUTF8, name: "utf8.json").message.contains("Invalid UTF-8"))

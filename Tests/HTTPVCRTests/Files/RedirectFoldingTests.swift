@@ -170,13 +170,13 @@ import Testing
         let post = RecordedRequest(
             method: "post",
             url: "https://x.test/form",
-            headers: [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Accept", "*/*")],
+            headers: [RecordedHeader("Content-Type", "text/plain"), RecordedHeader("Accept", "*/*")],
             body: Data("a".utf8)
         )
-        let seeOther = RecordedResponse(url: post.url, statusCode: 303, headers: [HTTPHeader("Location", "done")])
+        let seeOther = RecordedResponse(url: post.url, statusCode: 303, headers: [RecordedHeader("Location", "done")])
         let get = try #require(post.followingRedirect(seeOther))
         #expect(get.method == "GET" && get.url == "https://x.test/done" && get.body == nil)
-        #expect(get.headers == [HTTPHeader("Accept", "*/*")], "no Content-Type without a body")
+        #expect(get.headers == [RecordedHeader("Accept", "*/*")], "no Content-Type without a body")
 
         var temporary = seeOther
         temporary.statusCode = 307
@@ -228,7 +228,7 @@ import Testing
             response: RecordedResponse(
                 url: "https://x.test/a",
                 statusCode: 302,
-                headers: [HTTPHeader("Location", "/b")]
+                headers: [RecordedHeader("Location", "/b")]
             ),
             error: RecordedError(domain: NSURLErrorDomain, code: NSURLErrorCancelled)
         )
@@ -254,23 +254,23 @@ import Testing
 
     /// A tape with hops, written as HAR (an entry per hop) and read back, is the same tape.
     @Test func harWrittenByHTTPVCRReadsBackAsTheSameTape() throws {
-        let start = RecordedRequest(method: "POST", url: "https://x.test/old", headers: [HTTPHeader("A", "1")],
+        let start = RecordedRequest(method: "POST", url: "https://x.test/old", headers: [RecordedHeader("A", "1")],
                                     body: Data("x".utf8))
-        let middle = RecordedRequest(method: "POST", url: "https://x.test/moved", headers: [HTTPHeader("A", "1")],
+        let middle = RecordedRequest(method: "POST", url: "https://x.test/moved", headers: [RecordedHeader("A", "1")],
                                      body: Data("x".utf8))
-        let end = RecordedRequest(method: "GET", url: "https://x.test/new", headers: [HTTPHeader("A", "1")])
+        let end = RecordedRequest(method: "GET", url: "https://x.test/new", headers: [RecordedHeader("A", "1")])
         let tape = Tape(scenes: [
             Scene(chapter: 1, time: 0, event: .request(start)),
             Scene(chapter: 1, time: 0.1, event: .redirect(
-                RecordedResponse(url: start.url, statusCode: 308, headers: [HTTPHeader("Location", "/moved")]),
+                RecordedResponse(url: start.url, statusCode: 308, headers: [RecordedHeader("Location", "/moved")]),
                 to: middle
             )),
             Scene(chapter: 1, time: 0.25, event: .redirect(
-                RecordedResponse(url: middle.url, statusCode: 303, headers: [HTTPHeader("Location", end.url)]),
+                RecordedResponse(url: middle.url, statusCode: 303, headers: [RecordedHeader("Location", end.url)]),
                 to: end
             )),
             Scene(chapter: 1, time: 0.3, event: .response(
-                RecordedResponse(url: end.url, statusCode: 200, headers: [HTTPHeader("Content-Length", "4")])
+                RecordedResponse(url: end.url, statusCode: 200, headers: [RecordedHeader("Content-Length", "4")])
             )),
             Scene(chapter: 1, time: 0.3, event: .data(Data("done".utf8))),
             Scene(chapter: 1, time: 0.5, event: .completion),
@@ -295,7 +295,7 @@ import Testing
             chapter: 1,
             request: RecordedRequest(method: "GET", url: "https://x.test/login"),
             response: RecordedResponse(url: "https://x.test/login", statusCode: 302,
-                                       headers: [HTTPHeader("Location", "/home")])
+                                       headers: [RecordedHeader("Location", "/home")])
         )
         let second = Interaction(
             chapter: 2,
@@ -320,7 +320,7 @@ import Testing
             chapter: 1,
             request: start,
             redirects: [Interaction.Redirect(
-                response: RecordedResponse(url: start.url, statusCode: 302, headers: [HTTPHeader("Location", "/b")]),
+                response: RecordedResponse(url: start.url, statusCode: 302, headers: [RecordedHeader("Location", "/b")]),
                 request: elsewhere
             )],
             response: RecordedResponse(url: elsewhere.url, statusCode: 200)
@@ -339,7 +339,7 @@ import Testing
         let hop = RecordedResponse(
             url: start.url,
             statusCode: 301,
-            headers: [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Location", "/b")]
+            headers: [RecordedHeader("Content-Encoding", "gzip"), RecordedHeader("Location", "/b")]
         )
         let tape = Tape(interactions: [Interaction(
             chapter: 1,
@@ -351,7 +351,7 @@ import Testing
         #expect(notes.count == 1)
         #expect(notes.first?.contains("its 301 has Content-Encoding") == true, "\(notes)")
         let (read, _) = try CassetteFile.decode(try CassetteFile.encode(tape, as: .har), path: "x.har")
-        #expect(read.interactions.first?.redirects.first?.response.headers == [HTTPHeader("Location", "/b")])
+        #expect(read.interactions.first?.redirects.first?.response.headers == [RecordedHeader("Location", "/b")])
     }
 
     @Test func vcrpyConvertedToOurJSONKeepsTheFoldedChapters() throws {

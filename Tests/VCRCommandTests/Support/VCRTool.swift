@@ -157,10 +157,10 @@ enum Tapes {
         chapter: Int = 1,
         method: String = "GET",
         url: String = "https://api.example.com/v1/items",
-        requestHeaders: [HTTPHeader] = [HTTPHeader("Accept", "application/json")],
+        requestHeaders: [RecordedHeader] = [RecordedHeader("Accept", "application/json")],
         requestBody: String? = nil,
         status: Int = 200,
-        responseHeaders: [HTTPHeader] = [HTTPHeader("Content-Type", "application/json")],
+        responseHeaders: [RecordedHeader] = [RecordedHeader("Content-Type", "application/json")],
         chunks: [String] = [#"{"ok":true}"#],
         timeToFirstByte: TimeInterval = 0.042,
         duration: TimeInterval = 0.05
@@ -189,8 +189,8 @@ enum Tapes {
         let list = exchange(
             chapter: 1,
             url: "https://api.example.com/v1/items?page=2",
-            requestHeaders: [HTTPHeader("Accept", "application/json"), HTTPHeader("Authorization", "[FILTERED]")],
-            responseHeaders: [HTTPHeader("Content-Length", "55"), HTTPHeader("Content-Type", "application/json")],
+            requestHeaders: [RecordedHeader("Accept", "application/json"), RecordedHeader("Authorization", "[FILTERED]")],
+            responseHeaders: [RecordedHeader("Content-Length", "55"), RecordedHeader("Content-Type", "application/json")],
             chunks: [#"{"items":[{"id":1,"#, #""name":"one"},{"id":2,"#, #""name":"two"}]}"#],
             timeToFirstByte: 0.120,
             duration: 0.180
@@ -199,7 +199,7 @@ enum Tapes {
             chapter: 2,
             method: "POST",
             url: "https://api.example.com/v1/items",
-            requestHeaders: [HTTPHeader("Content-Type", "application/json")],
+            requestHeaders: [RecordedHeader("Content-Type", "application/json")],
             requestBody: #"{"name":"three"}"#,
             status: 201,
             chunks: [#"{"id":3,"name":"three"}"#],
@@ -213,14 +213,14 @@ enum Tapes {
                 response: RecordedResponse(
                     url: "https://api.example.com/old",
                     statusCode: 301,
-                    headers: [HTTPHeader("Location", "https://api.example.com/new")]
+                    headers: [RecordedHeader("Location", "https://api.example.com/new")]
                 ),
                 request: RecordedRequest(method: "GET", url: "https://api.example.com/new")
             )],
             response: RecordedResponse(
                 url: "https://api.example.com/new",
                 statusCode: 200,
-                headers: [HTTPHeader("Content-Type", "text/plain")]
+                headers: [RecordedHeader("Content-Type", "text/plain")]
             ),
             chunks: [Data("moved here".utf8)],
             timeToFirstByte: 0.030,

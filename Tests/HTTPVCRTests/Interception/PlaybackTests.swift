@@ -16,7 +16,7 @@ extension VCRTests {
         /// /slow starts first and finishes last; /fast runs inside it.
         func writeInterleavedTape(in folder: borrowing TemporaryFolder) throws {
             func response(_ url: URL) -> RecordedResponse {
-                RecordedResponse(url: url.absoluteString, statusCode: 200, headers: [HTTPHeader("Content-Type", "text/plain")])
+                RecordedResponse(url: url.absoluteString, statusCode: 200, headers: [RecordedHeader("Content-Type", "text/plain")])
             }
             let tape = Tape(scenes: [
                 Scene(chapter: 1, time: 0, event: .request(RecordedRequest(method: "GET", url: slow.absoluteString))),

@@ -12,17 +12,17 @@ import HTTPBinTestSupport
     static let sampleTape = Tape(scenes: [
         Scene(chapter: 1, time: 0, event: .request(RecordedRequest(
             method: "POST", url: "https://api.example.com/v1/items?q=a/b",
-            headers: [HTTPHeader("Content-Type", "application/json")], body: Data(#"{"name":"Ada"}"#.utf8)
+            headers: [RecordedHeader("Content-Type", "application/json")], body: Data(#"{"name":"Ada"}"#.utf8)
         ))),
         Scene(chapter: 2, time: 0, event: .request(RecordedRequest(method: "GET", url: "https://api.example.com/bin"))),
         Scene(chapter: 1, time: 0.012, event: .redirect(
             RecordedResponse(url: "https://api.example.com/v1/items?q=a/b", statusCode: 302,
-                             headers: [HTTPHeader("Location", "/v2/items")]),
+                             headers: [RecordedHeader("Location", "/v2/items")]),
             to: RecordedRequest(method: "GET", url: "https://api.example.com/v2/items")
         )),
         Scene(chapter: 1, time: 0.02, event: .response(RecordedResponse(
             url: "https://api.example.com/v2/items", statusCode: 200, httpVersion: "HTTP/1.1",
-            headers: [HTTPHeader("Content-Length", "24"), HTTPHeader("Content-Type", "application/json")]
+            headers: [RecordedHeader("Content-Length", "24"), RecordedHeader("Content-Type", "application/json")]
         ))),
         Scene(chapter: 1, time: 0.021, event: .data(Data(#"{"items":["é", "\u0001"],"#.utf8))),
         Scene(chapter: 2, time: 0.03, event: .error(RecordedError(

@@ -35,14 +35,14 @@ import Testing
     }
 
     @Test func headerFieldsAreFoundAndReplacedWhateverTheirCase() {
-        var headers = [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("X-A", "1"), HTTPHeader("x-a", "2")]
+        var headers = [RecordedHeader("Content-Type", "text/plain"), RecordedHeader("X-A", "1"), RecordedHeader("x-a", "2")]
         #expect(headers[field: "content-type"] == "text/plain")
         #expect(headers[field: "X-a"] == "1", "the first of several")
         #expect(headers[field: "Content-Length"] == nil)
         headers[field: "X-A"] = "3"
-        #expect(headers == [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("X-A", "3")], "duplicates folded into the first")
+        #expect(headers == [RecordedHeader("Content-Type", "text/plain"), RecordedHeader("X-A", "3")], "duplicates folded into the first")
         headers[field: "CONTENT-TYPE"] = nil
-        #expect(headers == [HTTPHeader("X-A", "3")])
+        #expect(headers == [RecordedHeader("X-A", "3")])
     }
 
     @Test func secureHeadersAreFilteredWhateverTheirCase() throws {

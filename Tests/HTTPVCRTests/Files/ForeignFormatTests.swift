@@ -348,14 +348,14 @@ import HTTPBinTestSupport
             request: RecordedRequest(
                 method: "PUT",
                 url: "https://example.test/upload?name=a%20b&flag",
-                headers: [HTTPHeader("Content-Type", "application/octet-stream")],
+                headers: [RecordedHeader("Content-Type", "application/octet-stream")],
                 body: Data([0x00, 0xFF, 0xFE, 0x80, 0x0A])
             ),
             response: RecordedResponse(
                 url: "https://example.test/upload?name=a%20b&flag",
                 statusCode: 201,
                 httpVersion: "HTTP/2",
-                headers: [HTTPHeader("Content-Type", "image/png"), HTTPHeader("X-Request-Id", "42")]
+                headers: [RecordedHeader("Content-Type", "image/png"), RecordedHeader("X-Request-Id", "42")]
             ),
             chunks: [Data((0...255).map { UInt8($0) })],
             timeToFirstByte: 0.25,
@@ -491,15 +491,15 @@ import HTTPBinTestSupport
         #expect(interactions.count == 3)
 
         let login = interactions[0]
-        #expect(login.request.headers == [HTTPHeader("accept", "text/html, */*")])
+        #expect(login.request.headers == [RecordedHeader("accept", "text/html, */*")])
         #expect(login.request.body == Data("user=a+b&next=%2Fx%26y".utf8))
         let response = try #require(login.response)
         #expect(response.statusCode == 301)
         #expect(response.httpVersion == "http/2.0")
         #expect(response.headers == [
-            HTTPHeader("content-length", "5"),
-            HTTPHeader("set-cookie", "a=1, b=2"),
-            HTTPHeader("Location", "https://example.test/home"),
+            RecordedHeader("content-length", "5"),
+            RecordedHeader("set-cookie", "a=1, b=2"),
+            RecordedHeader("Location", "https://example.test/home"),
         ])
         #expect(login.body == Data("moved".utf8))
         #expect(abs((login.timeToFirstByte ?? 0) - 0.0705) < 1e-9)
@@ -524,9 +524,9 @@ import HTTPBinTestSupport
         let hop = RecordedResponse(
             url: start.url,
             statusCode: 301,
-            headers: [HTTPHeader("Location", "/new")]
+            headers: [RecordedHeader("Location", "/new")]
         )
-        let final = RecordedResponse(url: next.url, statusCode: 200, headers: [HTTPHeader("Content-Length", "6")])
+        let final = RecordedResponse(url: next.url, statusCode: 200, headers: [RecordedHeader("Content-Length", "6")])
         var tape = Tape(scenes: [
             Scene(chapter: 1, time: 0, event: .request(start)),
             Scene(chapter: 2, time: 0, event: .request(RecordedRequest(method: "GET", url: "https://example.test/2"))),

@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func headerAndBodyMatchersAreNotSkippedForAMatchingSpelling() {
-        let recorded = [RecordedRequest(method: "GET", url: "http://h/a", headers: [HTTPHeader("Accept", "text/plain")])]
+        let recorded = [RecordedRequest(method: "GET", url: "http://h/a", headers: [RecordedHeader("Accept", "text/plain")])]
         let matchers: [Matcher] = [.method, .uri, .headers]
         #expect(play([request("http://h/a", headers: ["Accept": "application/json"])], against: recorded, matchers: matchers) == [nil])
         #expect(play([request("http://h/a", headers: ["Accept": "text/plain"])], against: recorded, matchers: matchers) == [0])
@@ -69,8 +69,8 @@ import Testing
 
     @Test func predicateMatchersAreAskedForSpelledMatchesToo() {
         let recorded = [
-            RecordedRequest(method: "GET", url: "http://h/a", headers: [HTTPHeader("X-Variant", "a")]),
-            RecordedRequest(method: "GET", url: "http://h/a", headers: [HTTPHeader("X-Variant", "b")]),
+            RecordedRequest(method: "GET", url: "http://h/a", headers: [RecordedHeader("X-Variant", "a")]),
+            RecordedRequest(method: "GET", url: "http://h/a", headers: [RecordedHeader("X-Variant", "b")]),
         ]
         let variantB = Matcher(name: "variantB") { _, recorded in recorded.value(forHTTPHeaderField: "X-Variant") == "b" }
         #expect(play([request("http://h/a"), request("http://h/a")], against: recorded, matchers: [.method, .uri, variantB]) == [1, nil])

@@ -232,7 +232,7 @@ extension VCRTests {
             let tape = Tape(scenes: [
                 Scene(chapter: 1, event: .request(start)),
                 Scene(chapter: 1, time: 0.01, event: .redirect(
-                    RecordedResponse(url: start.url, statusCode: 302, headers: [HTTPHeader("Location", end.url)]),
+                    RecordedResponse(url: start.url, statusCode: 302, headers: [RecordedHeader("Location", end.url)]),
                     to: end
                 )),
                 Scene(chapter: 1, time: 0.02, event: .response(RecordedResponse(url: end.url, statusCode: 200))),
