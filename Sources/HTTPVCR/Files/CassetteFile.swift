@@ -43,7 +43,9 @@ public enum CassetteFile {
             data = try Data(contentsOf: url)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) {
-                throw VCRError(.cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path, reason: "no such file")
+                throw VCRError(
+                    .cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path, reason: "no such file"
+                )
             }
             throw VCRError.malformed(url.path, "cannot be read (\(error.localizedDescription))")
         }

@@ -65,7 +65,11 @@ final class DeliveryQueue: @unchecked Sendable {
         guard !deliveries.isEmpty else { return }
         state.withLock { state in
             // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
-            if state.pending.isEmpty { state.pending = deliveries } else { state.pending.append(contentsOf: deliveries) }
+            if state.pending.isEmpty {
+                state.pending = deliveries
+            } else {
+                state.pending.append(contentsOf: deliveries)
+            }
         }
     }
 

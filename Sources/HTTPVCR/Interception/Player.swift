@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decides which recorded scenes can be delivered now. It holds no lock: the cassette calls it under its own.
+/// Decides which recorded scenes can be delivered now. It holds no lock: ``Playback`` calls it under its own.
 ///
 /// Chronological playback walks the tape in order and stops at a scene whose request nobody has issued yet.
 /// If requests are waiting behind it for longer than `wait`, that chapter is bypassed: its scenes leave the

@@ -72,7 +72,8 @@ extension URLRequest {
         var next = self
         next.url = url
         let method = (httpMethod ?? "GET").uppercased()
-        if RedirectRule.becomesGet(status: status, method: method) || (recordedMethod?.uppercased() == "GET" && method != "GET") {
+        let recordedAsGet = recordedMethod?.uppercased() == "GET" && method != "GET"
+        if RedirectRule.becomesGet(status: status, method: method) || recordedAsGet {
             next.httpMethod = "GET"
             next.httpBody = nil
             next.httpBodyStream = nil

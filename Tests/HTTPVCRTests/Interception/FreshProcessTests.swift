@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HTTPBinTestSupport
+import TestSupport
 
 /// What a user's process does before the first `VCR` call, and races only a fresh process shows: each scenario of
 /// `Tests/VCRScenarios` runs in a process of its own, as a test binary of a user's would.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPVCR
 import Testing
+import TestSupport
 
 /// Runs the built `vcr` executable as a subprocess, the way a user or a CI job does.
 enum VCRTool {
@@ -48,30 +49,7 @@ enum VCRTool {
         if let override = ProcessInfo.processInfo.environment["VCR_EXECUTABLE"], !override.isEmpty {
             return URL(fileURLWithPath: override)
         }
-        var starts: [URL] = []
-        // Linux: the test runner is the `.xctest` executable in the products folder.
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            starts.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        if let main = Bundle.main.executableURL { starts.append(main.deletingLastPathComponent()) }
-        // macOS: `<products>/HTTPVCRPackageTests.xctest/Contents/MacOS/…`.
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for start in starts {
-            var folder = start.standardizedFileURL
-            for _ in 0..<4 {
-                let candidate = folder.appendingPathComponent("vcr")
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        return nil
+        return try? Subprocess.builtExecutable("vcr")
     }()
 
     /// Runs `vcr arguments…` in `directory` (the package root unless said otherwise).

@@ -14,6 +14,10 @@ public enum Subprocess {
         }
     }
 
+    public struct NotFound: Error, CustomStringConvertible {
+        public var description: String
+    }
+
     /// The package's executable `name`, built beside the test bundle (`swift build` puts both in the products
     /// folder, whatever `--scratch-path` says).
     public static func builtExecutable(_ name: String) throws -> URL {
@@ -29,11 +33,15 @@ public enum Subprocess {
             var folder = start.standardizedFileURL
             for _ in 0..<4 {
                 let candidate = folder.appendingPathComponent(name)
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
                 folder.deleteLastPathComponent()
             }
         }
-        throw HTTPBin.Failure(description: "the \(name) executable was not found next to the test bundle: run "
+        throw NotFound(description: "the \(name) executable was not found next to the test bundle: run "
             + "`swift build` first")
     }
 
