@@ -56,6 +56,8 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case connectionErrorNotRecorded = 10
         /// A matcher named in the configuration is neither built in nor registered.
         case unknownMatcher = 11
+        /// The cassette is older than ``VCRConfiguration/reRecordInterval`` and ``ExpiryAction/fail`` is set.
+        case cassetteExpired = 12
     }
 
     public var description: String { message }

@@ -8,7 +8,7 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public let rawValue: String
 
     public init?(rawValue: String) {
-        let known = ["once", "new", "none", "all"]
+        let known = ["once", "new", "none", "all", "passthrough"]
         let value = rawValue.trimmingCharacters(in: .whitespaces).lowercased()
         guard known.contains(value) else { return nil }
         self.rawValue = value
@@ -24,11 +24,14 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let none = RecordMode("none")
     /// Inserting erases the cassette; everything is recorded again and nothing is replayed.
     public static let all = RecordMode("all")
+    /// Requests go to the network as if HTTPVCR were not there; cassettes are neither read nor written. For running
+    /// a suite against the real service: `VCR_RECORD_MODE=passthrough swift test`.
+    public static let passthrough = RecordMode("passthrough")
 
     /// The environment variable that, when set, overrides the configured mode: `VCR_RECORD_MODE=all swift test`.
     public static let environmentVariable = "VCR_RECORD_MODE"
 
-    /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`.
+    /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`, `passthrough`.
     public static var fromEnvironment: RecordMode? {
         ProcessInfo.processInfo.environment[environmentVariable].flatMap(RecordMode.init(rawValue:))
     }

@@ -52,6 +52,28 @@ public struct VCRConfiguration: Sendable {
     /// default; set to `[]` to record them as they are.
     public var secureHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
 
+    /// Lets a request whose matching recordings have all been played replay the last of them again, instead of
+    /// failing (or, in `.new` mode, being recorded). Off by default: a request made more often than it was recorded
+    /// is usually a change worth knowing about.
+    public var allowsPlaybackRepeats = false
+
+    /// When a cassette that recorded something is saved, keep only the interactions played or recorded while it
+    /// was inserted, in tape order. Off by default. Nothing is dropped when nothing was recorded.
+    public var dropsUnusedInteractions = false
+
+    /// How old a cassette may get: when its oldest interaction was recorded longer ago than this (in seconds),
+    /// ``expiryAction`` says what happens. Nil (the default): cassettes never expire. Interactions recorded before
+    /// HTTPVCR kept their time (``RecordedRequest/recordedAt``) never expire.
+    ///
+    /// ```swift
+    /// configuration.reRecordInterval = 30 * 24 * 60 * 60   // 30 days
+    /// configuration.expiryAction = .reRecord
+    /// ```
+    public var reRecordInterval: TimeInterval?
+    /// What an expired cassette does: ``ExpiryAction/warn`` (the default), ``ExpiryAction/fail`` or
+    /// ``ExpiryAction/reRecord``.
+    public var expiryAction: ExpiryAction = .warn
+
     /// Records requests that could not reach the server at all (connection refused, no such host, offline).
     /// Off by default: such a request is kept off the tape and reported in ``VCR/failures`` (the test
     /// integrations fail the test with it), so that a recording made while a server was down does not replay the

@@ -63,6 +63,16 @@ struct DecodedFields {
         }
     }
 
+    /// An ISO 8601 time (`2026-11-23T22:00:00Z`), or nil when there is none.
+    func date(_ name: String) throws -> Date? {
+        guard has(name) else { return nil }
+        guard let text = try optionalString(name) else { throw wrong(name, expected: "an ISO 8601 time") }
+        guard let date = RecordingTime.date(from: text) else {
+            throw DecodeFailure("\(path(name)): expected an ISO 8601 time like 2026-11-23T22:00:00Z, found \"\(text)\"")
+        }
+        return date
+    }
+
     /// A whole number that fits in an `Int`; `true` and `false` are 1 and 0, as Foundation's objects have them.
     func integer(_ name: String) throws -> Int {
         let key = FieldKey(name)

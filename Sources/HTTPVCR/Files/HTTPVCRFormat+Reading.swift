@@ -112,7 +112,8 @@ extension HTTPVCRFormat {
                 method: try fields.string("method"),
                 url: try fields.string("url"),
                 headers: [RecordedHeader](try fields.stringMap("headers")),
-                body: try fields.body(text: "body", base64: "bodyBase64")
+                body: try fields.body(text: "body", base64: "bodyBase64"),
+                recordedAt: try fields.date("recordedAt")
             )
         }
     }

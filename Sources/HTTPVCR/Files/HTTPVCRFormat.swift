@@ -55,6 +55,9 @@ enum HTTPVCRFormat {
             ("headers", headers(request.headers)),
         ]
         if let data = request.body { members.append(body(data, textKey: "body", base64Key: "bodyBase64")) }
+        if let recordedAt = request.recordedAt {
+            members.append(("recordedAt", .string(RecordingTime.text(of: recordedAt))))
+        }
         return .object(members)
     }
 

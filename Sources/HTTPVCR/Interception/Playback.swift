@@ -33,6 +33,8 @@ final class Playback: @unchecked Sendable {
         let recordMode: RecordMode
         let isWriteProtected: Bool
         let matchers: [Matcher]
+        /// A request whose matches were all played replays the last of them again.
+        let allowsPlaybackRepeats: Bool
     }
 
     private let scenes: [Scene]
@@ -81,6 +83,9 @@ final class Playback: @unchecked Sendable {
         state.withLock { state in state.matched.indices.filter { !state.matched[$0] }.map { requests[$0] } }
     }
 
+    /// For each chapter, whether a request matched it.
+    var matchedChapters: [Bool] { state.withLock { $0.matched } }
+
     /// One past the furthest scene delivered: where a scene recorded now goes on the tape.
     var playhead: Int { state.withLock { $0.player.playhead } }
 
@@ -93,6 +98,10 @@ final class Playback: @unchecked Sendable {
             if policy.recordMode == .all { return .record }
             if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
                 return decision
+            }
+            if policy.allowsPlaybackRepeats,
+               let chapter = state.index.lastMatch(for: request, recordedRequest: { RequestParts(requests[$0]) }) {
+                return replayAgain(chapter, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver)
             }
             if !policy.isWriteProtected { return .record }
             return .refuse(VCRError(.noMatch, Mismatch.message(
@@ -143,6 +152,20 @@ final class Playback: @unchecked Sendable {
         }
         enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
         scheduleWakeIfNeeded(&state)
+        return .replaying
+    }
+
+    /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
+    private func replayAgain(
+        _ chapter: Int,
+        mayHandOverWhole: Bool,
+        in state: inout State,
+        _ makeReceiver: () -> any SceneReceiver
+    ) -> Decision {
+        if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
+            return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
+        }
+        deliveries.enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()))
         return .replaying
     }
 

@@ -58,6 +58,21 @@ struct Player {
         return advance(now: Date())
     }
 
+    /// A chapter played again (``VCRConfiguration/allowsPlaybackRepeats``): all its scenes at once, to `receiver`,
+    /// outside playback order and without changing what was delivered.
+    func repeatDeliveries(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        for position in layout.scenesOfChapter[chapter].dropFirst() {
+            deliveries.append(Delivery(
+                receiver: receiver, scene: position, chapter: chapter, isEnd: Delivery.isEnd(scenes[position].event)
+            ))
+        }
+        if deliveries.last?.isEnd != true {
+            deliveries.append(Delivery(receiver: receiver, scene: nil, chapter: chapter, isEnd: true))
+        }
+        return deliveries
+    }
+
     /// Marks every scene of a matched chapter delivered, for the caller to hand over itself, when ``start`` would
     /// hand the whole chapter over at once. Returns false, having delivered nothing, otherwise.
     mutating func takeWhole(chapter: Int) -> Bool {

@@ -98,6 +98,8 @@ final class Recording: @unchecked Sendable {
     let channel: ClientChannel
 
     private let startedAt = DispatchTime.now().uptimeNanoseconds
+    /// When it was sent, for the tape (``RecordedRequest/recordedAt``).
+    private let recordedAt = RecordingTime.now
     private let requestAnchor: Int
     private let events = Locked<[(event: Event, anchor: Int, order: UInt64)]>([])
 
@@ -156,8 +158,10 @@ final class Recording: @unchecked Sendable {
         let events = self.events.withLock { $0 }
         let configuration = cassette.configuration
         let chapter = cassette.reserveChapter()
+        var recordedRequest = RecordedRequest(filtered)
+        recordedRequest.recordedAt = recordedAt
         var scenes = [(
-            scene: Scene(chapter: chapter, time: 0, event: .request(RecordedRequest(filtered))),
+            scene: Scene(chapter: chapter, time: 0, event: .request(recordedRequest)),
             anchor: requestAnchor,
             order: startedAt
         )]

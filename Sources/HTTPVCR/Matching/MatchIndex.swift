@@ -90,6 +90,16 @@ struct MatchIndex {
         keyed.map { $0(request) }
     }
 
+    /// The position of the last chapter that matches `request`, played or not: what a repeat replays.
+    func lastMatch(for request: URLRequest, recordedRequest: (Int) -> RequestParts) -> Int? {
+        let parts = RequestParts(request)
+        let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
+        guard let slot = bySpelling ?? bucketOfKey[key(of: parts)] else { return nil }
+        return buckets[slot].chapters.last { position in
+            predicates.allSatisfy { $0.matches(parts, recordedRequest(position)) }
+        }
+    }
+
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
     mutating func firstMatch(
         for request: URLRequest,

@@ -60,7 +60,8 @@ enum Mismatch {
             lines.append("  closest recorded request: #\(closest.position + 1) \(describe(recorded))"
                 + (closest.isPlayed ? " (already played)" : ""))
             if closest.failed.isEmpty {
-                lines.append("    it matches, but every matching recording was already played")
+                lines.append("    it matches, but every matching recording was already played "
+                    + "(set allowsPlaybackRepeats = true to replay the last of them again)")
             }
             for failure in closest.failed {
                 if let live = failure.live, let recorded = failure.recorded {

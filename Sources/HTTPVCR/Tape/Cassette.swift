@@ -17,6 +17,9 @@ public final class Cassette: @unchecked Sendable {
     public let isNew: Bool
     /// The record mode in force (`VCR_RECORD_MODE` applied).
     public let recordMode: RecordMode
+    /// Set when the cassette is older than ``VCRConfiguration/reRecordInterval``: what was done about it. The test
+    /// integrations tell the test.
+    public let expiry: CassetteExpiry?
     /// Unmatched requests fail instead of being recorded: `.once` on an existing cassette, `.none`, and every
     /// foreign cassette.
     public let isWriteProtected: Bool
@@ -28,6 +31,7 @@ public final class Cassette: @unchecked Sendable {
     let playback: Playback
     /// The tape as loaded (empty in `.all` mode): what is replayed, never edited.
     private let loadedScenes: [Scene]
+    private let loadedLayout: ChapterLayout
     /// The loaded tape's chapter numbers, which new chapters must not reuse.
     private let loadedChapters: Set<Int>
     private let recording: Locked<Recorded>
@@ -41,11 +45,13 @@ public final class Cassette: @unchecked Sendable {
     }
 
     init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
-        let recordMode = configuration.effectiveRecordMode
+        var recordMode = configuration.effectiveRecordMode
         let exists = FileManager.default.fileExists(atPath: url.path)
         var tape = Tape()
         var format = CassetteFormat.forWriting(to: url)
-        if exists {
+        if recordMode == .passthrough {
+            // Neither read nor written: the file may be missing, malformed or foreign.
+        } else if exists {
             (tape, format) = try CassetteFile.read(at: url)
         } else if recordMode == .none {
             throw VCRError(
@@ -65,6 +71,14 @@ public final class Cassette: @unchecked Sendable {
                 cassettePath: url.path
             )
         }
+        let expiry = try CassetteExpiry.check(
+            tape,
+            path: url.path,
+            configuration: configuration,
+            recordMode: recordMode,
+            mayRecord: recordMode != .none && recordMode != .passthrough && !format.isForeign
+        )
+        if expiry?.action == .reRecord { recordMode = .all }  // recorded anew
         var resolvedMatchers: [Matcher] = []
         for matcher in configuration.matchers {
             guard let resolved = matcher.resolved() else {
@@ -86,6 +100,7 @@ public final class Cassette: @unchecked Sendable {
         self.format = format
         self.isNew = !exists
         self.recordMode = recordMode
+        self.expiry = expiry
         let isWriteProtected = recordMode == .none || format.isForeign || (recordMode == .once && exists)
         self.isWriteProtected = isWriteProtected
         let hasChanges = recordMode == .all && !tape.scenes.isEmpty
@@ -99,6 +114,7 @@ public final class Cassette: @unchecked Sendable {
             )
         }
         self.loadedScenes = tape.scenes
+        self.loadedLayout = layout
         self.loadedChapters = layout.chapterNumbers
         self.playback = Playback(
             scenes: tape.scenes,
@@ -107,7 +123,8 @@ public final class Cassette: @unchecked Sendable {
                 cassettePath: url.path,
                 recordMode: recordMode,
                 isWriteProtected: isWriteProtected,
-                matchers: resolvedMatchers
+                matchers: resolvedMatchers,
+                allowsPlaybackRepeats: configuration.allowsPlaybackRepeats
             ),
             mode: configuration.playbackMode,
             wait: configuration.chronologicalWait
@@ -163,6 +180,7 @@ public final class Cassette: @unchecked Sendable {
     /// refuse it. `madeOf` is what that hook made of it, when there is one. The configuration's fields are read in
     /// place; copying the whole configuration cost more than the check.
     func intercepts(_ request: URLRequest, to url: URL) -> (intercepts: Bool, madeOf: URLRequest?) {
+        if recordMode == .passthrough { return (false, nil) }
         if !configuration.hostFilter.acceptsEveryHost, !configuration.hostFilter.accepts(host: url.decodedHost ?? "") {
             return (false, nil)
         }
@@ -205,9 +223,12 @@ public final class Cassette: @unchecked Sendable {
     /// Where a scene happening now goes on the tape.
     var playhead: Int { playback.playhead }
 
-    /// The loaded scenes with `recorded` inserted at the playhead of the moment each happened.
+    /// The loaded scenes with `recorded` inserted at the playhead of the moment each happened; with
+    /// ``VCRConfiguration/dropsUnusedInteractions``, and something recorded, without the loaded chapters that were
+    /// never played.
     private func mergedTape(_ recorded: [(anchor: Int, order: UInt64, scene: Scene)]) -> Tape {
         guard !recorded.isEmpty else { return Tape(scenes: loadedScenes) }
+        let keeps = configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
         let inserted = recorded.sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
         var scenes: [Scene] = []
         scenes.reserveCapacity(loadedScenes.count + inserted.count)
@@ -217,6 +238,7 @@ public final class Cassette: @unchecked Sendable {
                 scenes.append(inserted[next].scene)
                 next += 1
             }
+            if let keeps, !keeps[loadedLayout.chapterOfScene[position]] { continue }
             scenes.append(scene)
         }
         scenes.append(contentsOf: inserted[next...].map(\.scene))
@@ -224,6 +246,19 @@ public final class Cassette: @unchecked Sendable {
     }
 
     // MARK: Saving
+
+    /// Forgets what was recorded since insertion (nothing of it will be saved), keeping what was loaded. The test
+    /// integrations call it for a test that failed, unless told to keep its recording (`recordsOnFailure`).
+    /// Returns how many interactions were forgotten.
+    @discardableResult
+    public func discardRecordings() -> Int {
+        recording.withLock { recorded in
+            let count = recorded.scenes.filter { if case .request = $0.scene.event { true } else { false } }.count
+            recorded.scenes = []
+            recorded.hasChanges = false
+            return count
+        }
+    }
 
     /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
     func saveIfChanged() throws(VCRError) {

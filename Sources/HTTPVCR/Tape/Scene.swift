@@ -47,12 +47,22 @@ public struct RecordedRequest: Sendable, Equatable {
     /// Header fields in the order they are written; names keep their original case.
     public var headers: [RecordedHeader]
     public var body: Data?
+    /// When the request was recorded, to the second (a chapter's request; nil on cassettes written before HTTPVCR
+    /// kept it, and on a hop's next request). ``VCRConfiguration/reRecordInterval`` reads it.
+    public var recordedAt: Date?
 
-    public init(method: String, url: String, headers: [RecordedHeader] = [], body: Data? = nil) {
+    public init(
+        method: String,
+        url: String,
+        headers: [RecordedHeader] = [],
+        body: Data? = nil,
+        recordedAt: Date? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.recordedAt = recordedAt
     }
 }
 
