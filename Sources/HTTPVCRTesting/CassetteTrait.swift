@@ -26,6 +26,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     var recordMode: RecordMode?
     var matchers: [Matcher]?
     var failsOnUnplayedInteractions: Bool?
+    var recordsOnFailure: Bool?
     var configure: (@Sendable (inout VCRConfiguration) -> Void)?
 
     /// On a suite, the trait applies to every test in it, nested suites included.
@@ -55,7 +56,10 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
         // merged every cassette trait of the test.
         if VCRActiveCassette.current?.owner == owner { return try await function() }
         let scope = scope(for: test, testCase: testCase)
-        try await ScopeRunner.run(scope, owner: owner) { try await function() }
+        let watch = FailureWatch()
+        try await ScopeRunner.run(scope, owner: owner, failed: { watch.failed }) {
+            try await watch.watching(test: test, testCase: testCase, function)
+        }
     }
 
     /// The scope for one test case: every `.cassette` trait of the test merged, later (the test's own) winning.
@@ -71,6 +75,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             if let mode = trait.recordMode { merged.recordMode = mode }
             if let matchers = trait.matchers { merged.matchers = matchers }
             if let strict = trait.failsOnUnplayedInteractions { merged.failsOnUnplayedInteractions = strict }
+            if let keeps = trait.recordsOnFailure { merged.recordsOnFailure = keeps }
             if let configure = trait.configure { closures.append(configure) }
         }
         let names = TestNames(test: test, testCase: testCase)
@@ -86,6 +91,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             cassetteName: merged.name.map(CassetteNaming.sanitizePath) ?? CassetteNaming.sanitize(names.testName),
             testFilter: names.filter,
             failsOnUnplayedInteractions: merged.failsOnUnplayedInteractions ?? false,
+            recordsOnFailure: merged.recordsOnFailure ?? false,
             sourceLocation: VCRSourceLocation(test.sourceLocation),
             configure: { [closures] configuration in
                 if let recordMode { configuration.recordMode = recordMode }
@@ -112,19 +118,23 @@ extension Trait where Self == _CassetteTrait {
     ///   - cassettesPath: The folder of the suite's cassettes instead of `<package root>/Cassettes.bundle/<Suite>`;
     ///     relative paths are resolved against the package root.
     ///   - failsOnUnplayedInteractions: Fail a test whose cassette still has interactions it never replayed.
+    ///   - recordsOnFailure: Save what the test recorded even when it fails (by default a failed test's recording
+    ///     is discarded, and the test is told).
     public static func cassette(
         _ name: String? = nil,
         recordMode: RecordMode,
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
-        failsOnUnplayedInteractions: Bool? = nil
+        failsOnUnplayedInteractions: Bool? = nil,
+        recordsOnFailure: Bool? = nil
     ) -> Self {
         _CassetteTrait(
             name: name,
             cassettesPath: cassettesPath,
             recordMode: recordMode,
             matchers: matchers,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure
         )
     }
 
@@ -133,13 +143,15 @@ extension Trait where Self == _CassetteTrait {
         _ name: String? = nil,
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
-        failsOnUnplayedInteractions: Bool? = nil
+        failsOnUnplayedInteractions: Bool? = nil,
+        recordsOnFailure: Bool? = nil
     ) -> Self {
         _CassetteTrait(
             name: name,
             cassettesPath: cassettesPath,
             matchers: matchers,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure
         )
     }
 
@@ -165,6 +177,7 @@ extension Trait where Self == _CassetteTrait {
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
+        recordsOnFailure: Bool? = nil,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void
     ) -> Self {
         _CassetteTrait(
@@ -173,6 +186,7 @@ extension Trait where Self == _CassetteTrait {
             recordMode: recordMode,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             configure: configure
         )
     }
@@ -184,6 +198,7 @@ extension Trait where Self == _CassetteTrait {
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
+        recordsOnFailure: Bool? = nil,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void
     ) -> Self {
         _CassetteTrait(
@@ -191,6 +206,7 @@ extension Trait where Self == _CassetteTrait {
             cassettesPath: cassettesPath,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             configure: configure
         )
     }

@@ -22,6 +22,9 @@ public struct VCRCassetteScope: Sendable {
     public var testFilter: String?
     /// Fail the test when its cassette still has recorded interactions it never replayed.
     public var failsOnUnplayedInteractions: Bool
+    /// Save what a failed test recorded. Off by default: interactions recorded before a failure are a partial,
+    /// misleading tape, so a failed test's recording is discarded (and the test is told).
+    public var recordsOnFailure: Bool
     /// Where failures are reported.
     public var sourceLocation: VCRSourceLocation
     /// Applied to the cassette's configuration after ``cassettesPath`` and ``cassetteName`` are set.
@@ -34,6 +37,7 @@ public struct VCRCassetteScope: Sendable {
         cassetteName: String? = nil,
         testFilter: String? = nil,
         failsOnUnplayedInteractions: Bool = false,
+        recordsOnFailure: Bool = false,
         sourceLocation: VCRSourceLocation,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
     ) {
@@ -43,6 +47,7 @@ public struct VCRCassetteScope: Sendable {
         self.cassetteName = cassetteName ?? CassetteNaming.sanitize(testName)
         self.testFilter = testFilter
         self.failsOnUnplayedInteractions = failsOnUnplayedInteractions
+        self.recordsOnFailure = recordsOnFailure
         self.sourceLocation = sourceLocation
         self.configure = configure
     }
@@ -55,6 +60,7 @@ public struct VCRCassetteScope: Sendable {
         _ name: String,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool = false,
+        recordsOnFailure: Bool = false,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: Int = #line,
@@ -65,6 +71,7 @@ public struct VCRCassetteScope: Sendable {
             byHand: name,
             cassettesPath: cassettesPath,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
             configure: configure
         )
@@ -76,6 +83,7 @@ public struct VCRCassetteScope: Sendable {
         cassettesPath: String? = nil,
         recordMode: RecordMode,
         failsOnUnplayedInteractions: Bool = false,
+        recordsOnFailure: Bool = false,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: Int = #line,
@@ -86,6 +94,7 @@ public struct VCRCassetteScope: Sendable {
             byHand: name,
             cassettesPath: cassettesPath,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
             configure: { configuration in
                 configuration.recordMode = recordMode
@@ -98,6 +107,7 @@ public struct VCRCassetteScope: Sendable {
         byHand name: String,
         cassettesPath: String?,
         failsOnUnplayedInteractions: Bool,
+        recordsOnFailure: Bool,
         location: VCRSourceLocation,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void
     ) {
@@ -119,6 +129,7 @@ public struct VCRCassetteScope: Sendable {
             cassetteName: CassetteNaming.sanitizePath(name),
             testFilter: filter,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             sourceLocation: location,
             configure: configure
         )
@@ -213,7 +224,12 @@ public func withVCRCassette<R>(
 /// code the `async` form is chosen even for a closure that does not `await`).
 @_disfavoredOverload
 public func withVCRCassette<R>(_ scope: VCRCassetteScope, _ body: () throws -> R) throws -> R {
-    try ScopeRunner.runBlocking(scope, owner: nil, extraConfigure: { _ in }, report: { message in
-        reportVCRFailure(message, at: scope.sourceLocation)
-    }, body)
+    try ScopeRunner.runBlocking(
+        scope,
+        owner: nil,
+        extraConfigure: { _ in },
+        report: { reportVCRFailure($0, at: scope.sourceLocation) },
+        warn: { reportVCRWarning($0, at: scope.sourceLocation) },
+        body
+    )
 }

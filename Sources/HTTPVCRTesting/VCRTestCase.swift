@@ -43,6 +43,10 @@ open class VCRTestCase: XCTestCase {
     /// Fail the test when its cassette still has recorded interactions it never replayed. Default `false`.
     open var failsOnUnplayedInteractions = false
 
+    /// Save what the test recorded even when it fails. Default `false`: a failed test's recording is discarded
+    /// (a partial tape would replay as the whole story), and the test is told. Read when the test is over.
+    open var recordsOnFailure = false
+
     /// The file that declares this class, when a subclass says so: `override class var testFilePath: String? {
     /// #filePath }`. Its package root holds the cassettes, and failures are reported in it.
     open class var testFilePath: String? { nil }
@@ -104,8 +108,12 @@ open class VCRTestCase: XCTestCase {
                 restore: { if let sharedDefaults { VCR.setup { $0 = sharedDefaults } } },
                 // Read when the test is over: setUp or the test itself may have turned it on.
                 failsOnUnplayedInteractions: { self.failsOnUnplayedInteractions },
+                recordsOnFailure: { self.recordsOnFailure },
+                // XCTest keeps count of the failures of the test case's run.
+                failed: { (self.testRun?.totalFailureCount ?? 0) > 0 },
                 extraConfigure: { self.updateCassetteConfiguration(&$0) },
-                report: report
+                report: report,
+                warn: { message in reportVCRWarning(message, at: self.failureLocation) }
             ) {
                 insertedCassette.value = VCRActiveCassette.current?.cassette
                 defer { insertedCassette.value = nil }
@@ -124,6 +132,7 @@ open class VCRTestCase: XCTestCase {
             cassetteName: cassetteName,
             testFilter: testFilter,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
+            recordsOnFailure: recordsOnFailure,
             sourceLocation: VCRSourceLocation()  // unused: failures go through `report`, at `failureLocation`
         )
     }

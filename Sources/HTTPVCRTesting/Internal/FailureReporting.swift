@@ -38,3 +38,24 @@ func reportVCRFailure(_ message: String, at location: VCRSourceLocation, in test
         XCTFail("\(location): \(message)")
     }
 }
+
+/// Tells the current test something that is not a failure: a warning under Swift Testing, a `warning:` line on
+/// stderr under XCTest (which has no warnings).
+func reportVCRWarning(_ message: String, at location: VCRSourceLocation) {
+    #if compiler(>=6.3)
+    if Test.current != nil {
+        Issue.record(
+            Comment(rawValue: message),
+            severity: .warning,
+            sourceLocation: SourceLocation(
+                fileID: location.fileID.contains("/") ? location.fileID : "HTTPVCRTesting/\(location.fileID)",
+                filePath: location.filePath,
+                line: max(location.line, 1),
+                column: max(location.column, 1)
+            )
+        )
+        return
+    }
+    #endif
+    FileHandle.standardError.write(Data("\(location.filePath):\(max(location.line, 1)): warning: \(message)\n".utf8))
+}

@@ -9,9 +9,11 @@ enum ScopeRunner {
     /// How long to wait for a cassette that code outside the lock inserted to be ejected.
     static let foreignCassetteTimeout: TimeInterval = 60
 
+    /// `failed` says, once the body is over, whether the test failed in a way the body did not throw.
     static func run<R>(
         _ scope: VCRCassetteScope,
         owner: String?,
+        failed: () -> Bool = { false },
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> R
     ) async throws -> R {
@@ -29,13 +31,16 @@ enum ScopeRunner {
             }
         }
         let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
+        let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
+        warnIfExpired(active, warn: warn)
         let result: Result<R, any Error>
         do {
             result = .success(try await VCRActiveCassette.$current.withValue(active) { try await body() })
         } catch {
             result = .failure(error)
         }
-        finish(active) { message in reportVCRFailure(message, at: scope.sourceLocation) }
+        let testFailed = failed() || (try? result.get()) == nil
+        finish(active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn)
         return try result.get()
     }
 
@@ -45,8 +50,11 @@ enum ScopeRunner {
         prepare: () -> Void = {},
         restore: () -> Void = {},
         failsOnUnplayedInteractions: (() -> Bool)? = nil,
+        recordsOnFailure: (() -> Bool)? = nil,
+        failed: () -> Bool = { false },
         extraConfigure: (inout VCRConfiguration) -> Void,
         report: (String) -> Void,
+        warn: (String) -> Void,
         _ body: () throws -> R
     ) throws -> R {
         try checkNotNested(scope)
@@ -65,13 +73,21 @@ enum ScopeRunner {
             }
         }
         let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
+        warnIfExpired(active, warn: warn)
         let result: Result<R, any Error>
         do {
             result = .success(try VCRActiveCassette.$current.withValue(active) { try body() })
         } catch {
             result = .failure(error)
         }
-        finish(active, failsOnUnplayedInteractions: failsOnUnplayedInteractions?(), report: report)
+        finish(
+            active,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions?(),
+            recordsOnFailure: recordsOnFailure?(),
+            testFailed: failed() || (try? result.get()) == nil,
+            report: report,
+            warn: warn
+        )
         return try result.get()
     }
 
@@ -137,11 +153,21 @@ enum ScopeRunner {
         return lines.joined(separator: "\n")
     }
 
-    /// Ejects the cassette and reports what went wrong while it was in.
+    /// Tells the test its cassette is older than `reRecordInterval` (or is being recorded anew for it).
+    static func warnIfExpired(_ active: VCRActiveCassette, warn: (String) -> Void) {
+        guard let expiry = active.cassette.expiry else { return }
+        warn(expiry.message + "\n  test: \(active.scope.suiteName)/\(active.scope.testName)")
+    }
+
+    /// Ejects the cassette and reports what went wrong while it was in. A failed test's recording is discarded
+    /// first, unless the scope keeps it (`recordsOnFailure`).
     static func finish(
         _ active: VCRActiveCassette,
         failsOnUnplayedInteractions: Bool? = nil,
-        report: (String) -> Void
+        recordsOnFailure: Bool? = nil,
+        testFailed: Bool,
+        report: (String) -> Void,
+        warn: (String) -> Void
     ) {
         let cassette = active.cassette
         let scope = active.scope
@@ -154,6 +180,9 @@ enum ScopeRunner {
         if VCR.failures.contains(where: { $0.cassettePath == nil || $0.cassettePath == path }) {
             failures = VCR.takeFailures().filter { $0.cassettePath == nil || $0.cassettePath == path }
         }
+        // The failures reported below fail the test too.
+        let keepsRecording = recordsOnFailure ?? scope.recordsOnFailure
+        let discarded = (testFailed || !failures.isEmpty) && !keepsRecording ? cassette.discardRecordings() : 0
         var saveError: VCRError?
         do {
             try VCR.ejectCassette()
@@ -169,6 +198,16 @@ enum ScopeRunner {
         if !unplayed.isEmpty {
             report(unplayedMessage(unplayed, cassette: cassette, scope: scope))
         }
+        if discarded > 0 {
+            warn(discardedMessage(count: discarded, cassette: cassette, scope: scope))
+        }
+    }
+
+    static func discardedMessage(count: Int, cassette: Cassette, scope: VCRCassetteScope) -> String {
+        let what = count == 1 ? "the interaction it recorded was" : "the \(count) interactions it recorded were"
+        return "The test failed, so \(what) discarded, not saved to \(cassette.url.path): a partial "
+            + "recording would replay as if it were the whole story. Fix the test and record again, or keep a failed "
+            + "test's recording with recordsOnFailure: true.\n  test: \(scope.suiteName)/\(scope.testName)"
     }
 
     static func failureMessage(_ failure: VCRError, scope: VCRCassetteScope) -> String {
