@@ -84,7 +84,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             ?? CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: names.suiteName)
         let recordMode = merged.recordMode
         let matchers = merged.matchers
-        return VCRCassetteScope(
+        var scope = VCRCassetteScope(
             suiteName: names.suiteName,
             testName: names.testName,
             cassettesPath: cassettesPath,
@@ -99,6 +99,8 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
                 for configure in closures { configure(&configuration) }
             }
         )
+        scope.testFilterNote = names.filterNote
+        return scope
     }
 }
 

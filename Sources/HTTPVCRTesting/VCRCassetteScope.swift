@@ -20,6 +20,8 @@ public struct VCRCassetteScope: Sendable {
     /// A `swift test --filter` pattern that selects this test (`SearchTests/search`), for the re-record
     /// command in failure messages.
     public var testFilter: String?
+    /// Said after the re-record command: what it cannot select (one argument of a parameterized test).
+    public var testFilterNote: String?
     /// Fail the test when its cassette still has recorded interactions it never replayed.
     public var failsOnUnplayedInteractions: Bool
     /// Save what a failed test recorded. Off by default: interactions recorded before a failure are a partial,
@@ -115,11 +117,13 @@ public struct VCRCassetteScope: Sendable {
         var suite = URL(fileURLWithPath: location.filePath).deletingPathExtension().lastPathComponent
         var test = name
         var filter: String?
+        var filterNote: String?
         if let current = Test.current {
             let names = TestNames(test: current, testCase: Test.Case.current)
             suite = names.suiteName
             test = names.testName
             filter = names.filter
+            filterNote = names.filterNote
         }
         self.init(
             suiteName: suite,
@@ -133,6 +137,7 @@ public struct VCRCassetteScope: Sendable {
             sourceLocation: location,
             configure: configure
         )
+        testFilterNote = filterNote
     }
 
     /// The cassette file.
@@ -143,9 +148,11 @@ public struct VCRCassetteScope: Sendable {
     /// The cassette file's path.
     public var cassettePath: String { cassetteURL.path }
 
-    /// `VCR_RECORD_MODE=new swift test --filter <testFilter>`, when the filter is known.
+    /// `VCR_RECORD_MODE=new swift test --filter <testFilter>`, when the filter is known, and what it cannot select.
     public var rerecordCommand: String? {
-        testFilter.map { CassetteNaming.rerecordCommand(filter: $0) }
+        testFilter.map { filter in
+            CassetteNaming.rerecordCommand(filter: filter) + (testFilterNote.map { "\n    (\($0))" } ?? "")
+        }
     }
 }
 

@@ -53,6 +53,11 @@ struct CassetteTraitTests {
         #expect(active.scope.testName == expected[user])
         #expect(active.cassette.url.lastPathComponent == "\(expected[user]!).json")
         #expect(active.scope.testFilter == "CassetteTraitTests/parameterized")
+        // No filter selects one argument: the command says so.
+        let command = try #require(active.scope.rerecordCommand)
+        #expect(command.hasPrefix("VCR_RECORD_MODE=new swift test --filter CassetteTraitTests/parameterized\n"))
+        #expect(command.contains("no --filter selects one argument"))
+        #expect(command.contains("this runs every argument of parameterized"))
     }
 
     @Suite struct Nested {
@@ -61,7 +66,10 @@ struct CassetteTraitTests {
             #expect(active.scope.suiteName == "CassetteTraitTests.Nested")
             #expect(active.scope.testFilter == "CassetteTraitTests/Nested/nestedSuitesInheritTheTrait")
             #expect(active.cassette.url.path == TraitTestsFolder.folder.path + "/nestedSuitesInheritTheTrait.json")
-        }
+                #expect(active.scope.rerecordCommand
+                == "VCR_RECORD_MODE=new swift test --filter CassetteTraitTests/Nested/nestedSuitesInheritTheTrait",
+                "a test without arguments needs no note")
+    }
     }
 }
 

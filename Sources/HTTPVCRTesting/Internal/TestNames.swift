@@ -7,6 +7,8 @@ struct TestNames {
     var suiteName: String
     var testName: String
     var filter: String
+    /// Said beside the re-record command of one argument of a parameterized test, which no filter can select.
+    var filterNote: String?
 
     init(test: Test, testCase: Test.Case?) {
         let id = test.id
@@ -26,6 +28,9 @@ struct TestNames {
             let suffix = arguments.map { CassetteNaming.argumentSuffix($0) }
                 ?? CassetteNaming.stableHash(String(describing: testCase))
             testName += "-" + suffix
+            filterNote = "Swift Testing runs a parameterized test's arguments together (no --filter selects one "
+                + "argument), so this runs every argument of \(function); with VCR_RECORD_MODE=new the other arguments' "
+                + "cassettes only record what they lack."
         }
     }
 }
