@@ -36,13 +36,33 @@ enum ShowCommand {
             Console.out(json(path: path, format: format, rows: rows))
         } else {
             let count = rows.count == 1 ? "1 request" : "\(rows.count) requests"
-            Console.out("\(path): \(CassetteInput.describe(format)), \(count)")
+            let age = oldestRecording(rows).map { ", \(ageText(of: $0))" } ?? ""
+            Console.out("\(path): \(CassetteInput.describe(format)), \(count)\(age)")
             if !rows.isEmpty {
                 Console.out("")
                 Console.out(table(rows, wide: arguments.flag("wide")))
             }
         }
         return .success
+    }
+
+    /// When the oldest interaction that says so was recorded (cassettes HTTPVCR wrote before it kept the time, and
+    /// foreign ones, say nothing).
+    static func oldestRecording(_ rows: [Row]) -> Date? {
+        rows.compactMap(\.interaction.request.recordedAt).min()
+    }
+
+    /// "recorded 3 days ago (oldest interaction 2026-11-20T10:00:00Z)".
+    static func ageText(of oldest: Date, now: Date = Date()) -> String {
+        let seconds = max(0, now.timeIntervalSince(oldest))
+        let age: String
+        switch seconds {
+        case ..<120: age = "just now"
+        case ..<7200: age = "\(Int(seconds / 60)) minutes ago"
+        case ..<172_800: age = "\(Int(seconds / 3600)) hours ago"
+        default: age = "\(Int(seconds / 86_400)) days ago"
+        }
+        return "recorded \(age) (oldest interaction \(RecordingTime.text(of: oldest)))"
     }
 
     /// What the table and the JSON say about one request.
@@ -135,12 +155,14 @@ enum ShowCommand {
                 ("bodySize", .int(interaction.body.count)),
                 ("chunks", .int(interaction.chunks.count)),
                 ("timeToFirstByteMs", .optional(interaction.timeToFirstByte.map { ($0 * 1_000_000).rounded() / 1000 })),
+                ("recordedAt", .optional(interaction.request.recordedAt.map(RecordingTime.text(of:)))),
             ])
         }
         let document = JSONValue.object([
             ("path", .string(path)),
             ("format", .string(format.rawValue)),
             ("formatName", .string(CassetteInput.describe(format))),
+            ("oldestRecording", .optional(oldestRecording(rows).map(RecordingTime.text(of:)))),
             ("requests", .array(requests)),
         ])
         // The writer ends the document with a newline; printing adds its own.

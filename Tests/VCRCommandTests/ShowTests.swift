@@ -145,6 +145,32 @@ import Testing
         #expect((try self.json(json)["requests"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func showsHowOldTheCassetteIs() throws {
+        let folder = try TemporaryFolder()
+        let threeDaysAgo = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3 * 86_400 - 60).rounded(.down))
+        let url = "https://api.example.com/v1/items"
+        let tape = Tape(interactions: [
+            Interaction(
+                chapter: 1, request: RecordedRequest(method: "GET", url: url, recordedAt: threeDaysAgo),
+                response: RecordedResponse(url: url, statusCode: 200)
+            ),
+            Interaction(
+                chapter: 2, request: RecordedRequest(method: "GET", url: url, recordedAt: Date()),
+                response: RecordedResponse(url: url, statusCode: 200)
+            ),
+        ])
+        let path = try folder.write(tape, "dated.json")
+        let stamp = RecordingTime.text(of: threeDaysAgo)
+        let result = try VCRTool.run("show", path)
+        #expect(result.lines.first == "\(path): HTTPVCR JSON, 2 requests, recorded 3 days ago (oldest interaction \(stamp))")
+        let document = try json(try VCRTool.run("show", path, "--json"))
+        #expect(document["oldestRecording"] as? String == stamp)
+        #expect((document["requests"] as? [[String: Any]])?.first?["recordedAt"] as? String == stamp)
+        // Cassettes that do not say when they were recorded show no age.
+        let undated = try folder.write(Tapes.recorded, "undated.json")
+        #expect(try VCRTool.run("show", undated).lines.first?.contains("recorded") == false)
+    }
+
     @Test func committedExamples() throws {
         let examples = VCRTool.packageRoot.appendingPathComponent("Cassettes.bundle/Examples")
         let names = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".json") }

@@ -3,8 +3,8 @@ import Foundation
 /// How a recording's time is written in a cassette: ISO 8601 in UTC, to the second (`2026-11-23T22:00:00Z`), so that
 /// the text is stable and any tool reads it. Read and written by hand: a cassette holds one per interaction, and a
 /// date formatter per field would cost loading more than the rest of it.
-enum RecordingTime {
-    static func text(of date: Date) -> String {
+package enum RecordingTime {
+    package static func text(of date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -15,7 +15,7 @@ enum RecordingTime {
     }
 
     /// The time `text` says; nil unless it is `YYYY-MM-DDTHH:MM:SSZ`, with optional fractional seconds.
-    static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -45,7 +45,7 @@ enum RecordingTime {
     }
 
     /// The time now, to the second, as it reads back from the file.
-    static var now: Date {
+    package static var now: Date {
         Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
