@@ -44,7 +44,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             let task = Self.session.dataTask(with: request)
             recordings.withLock { $0[ObjectIdentifier(task)] = (task, recording) }
             // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
-            recording.channel.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
+            recording.channel?.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
             task.resume()
         }
     }
@@ -95,13 +95,16 @@ final class Recording: @unchecked Sendable {
     let filtered: URLRequest
     /// nil: forward without recording.
     let cassette: Cassette?
-    let channel: ClientChannel
+    /// Where the client hears of it as it happens; nil when the caller gets the outcome itself
+    /// (``VCR/data(for:sending:)``).
+    let channel: ClientChannel?
 
     private let startedAt = DispatchTime.now().uptimeNanoseconds
     /// When it was sent, for the tape (``RecordedRequest/recordedAt``).
     private let recordedAt = RecordingTime.now
     private let requestAnchor: Int
     private let events = Locked<[(event: Event, anchor: Int, order: UInt64)]>([])
+    private let hasCompleted = Locked(false)
 
     private enum Event {
         case redirect(HTTPURLResponse, URLRequest)
@@ -111,7 +114,7 @@ final class Recording: @unchecked Sendable {
         case completion
     }
 
-    init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, channel: ClientChannel) {
+    init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, channel: ClientChannel?) {
         self.live = live
         self.filtered = filtered
         self.cassette = cassette
@@ -127,20 +130,22 @@ final class Recording: @unchecked Sendable {
 
     func redirected(_ response: HTTPURLResponse, to request: URLRequest) {
         append(.redirect(response, request))
-        if let url = request.url { channel.send(.redirect(response, to: url, method: request.httpMethod)) }
+        if let url = request.url { channel?.send(.redirect(response, to: url, method: request.httpMethod)) }
     }
 
     func received(_ response: HTTPURLResponse) {
         append(.response(response))
-        channel.send(.response(response))
+        channel?.send(.response(response))
     }
 
     func received(_ data: Data) {
         append(.data(data))
-        channel.send(.data(data))
+        channel?.send(.data(data))
     }
 
+    /// Ends the recording, once: a later call (a stream cancelled as it ends) is ignored.
     func completed(error: (any Error)?) {
+        guard hasCompleted.withLock({ completed in defer { completed = true }; return !completed }) else { return }
         append(error.map(Event.error) ?? .completion)
         if let error, let cassette, !cassette.configuration.recordsConnectionErrors,
            ConnectionError.isUnreachable(error) {
@@ -149,7 +154,7 @@ final class Recording: @unchecked Sendable {
         } else {
             commit()
         }
-        channel.send(error.map(ClientEvent.fail) ?? .finish)
+        channel?.send(error.map(ClientEvent.fail) ?? .finish)
     }
 
     /// Builds the chapter's scenes through the filters and writes them to the cassette.
