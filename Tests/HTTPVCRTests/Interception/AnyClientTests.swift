@@ -75,7 +75,7 @@ extension VCRTests {
             struct ClientBroke: Error {}
             let folder = try TemporaryFolder()
             let request = URLRequest(url: try HTTPBin.url("/get?door=error"))
-            try await withCassette("door-error", in: folder.path) { _ in
+            _ = try await withCassette("door-error", in: folder.path) { _ in
                 await #expect(throws: ClientBroke.self) {
                     try await VCR.data(for: request) { _ in throw ClientBroke() }
                 }
