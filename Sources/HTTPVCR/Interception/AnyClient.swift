@@ -28,7 +28,7 @@ extension VCR {
     ) async throws -> (Data, HTTPURLResponse) {
         guard let url = request.url, let cassette = VCR.cassette, cassette.intercepts(request, to: url).intercepts,
               let filtered = cassette.filtered(request)
-        else { return try await sending(request) }
+        else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(fallbackURL: url)
         switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
         case let .replayNow(chapter):
@@ -60,7 +60,7 @@ extension VCR {
     ) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
         guard let url = request.url, let cassette = VCR.cassette, cassette.intercepts(request, to: url).intercepts,
               let filtered = cassette.filtered(request)
-        else { return try await sending(request) }
+        else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(fallbackURL: url)
         switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
         case let .replayNow(chapter):
@@ -74,7 +74,7 @@ extension VCR {
             let recording = Recording(live: request, filtered: filtered, cassette: cassette, channel: nil)
             let (response, chunks): (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
             do {
-                (response, chunks) = try await sending(request)
+                (response, chunks) = try await DoorSending.send(request, sending)
             } catch {
                 recording.completed(error: error)
                 throw error
@@ -115,7 +115,7 @@ extension VCR {
     ) async throws -> (Data, HTTPURLResponse) {
         let recording = Recording(live: request, filtered: filtered, cassette: cassette, channel: nil)
         do {
-            let (data, response) = try await sending(request)
+            let (data, response) = try await DoorSending.send(request, sending)
             recording.received(response)
             if !data.isEmpty { recording.received(data) }
             recording.completed(error: nil)
@@ -237,5 +237,17 @@ private final class StreamReceiver: SceneReceiver, @unchecked Sendable {
             }
             if let outcome { continuation.resume(with: outcome) }
         }
+    }
+}
+
+/// Whether the current task is doing a door's real request. A client that sends through URLSession (an OpenAPI
+/// URLSession transport) would otherwise be intercepted a second time by the URL protocol, and the request taped
+/// twice; `canInit` runs in the task that resumes the URLSession task, so it sees this.
+enum DoorSending {
+    @TaskLocal static var isSending = false
+
+    /// Runs the door's real request, marked as such.
+    static func send<Output>(_ request: URLRequest, _ sending: (URLRequest) async throws -> Output) async throws -> Output {
+        try await $isSending.withValue(true) { try await sending(request) }
     }
 }

@@ -66,7 +66,7 @@ class VCRURLProtocol: URLProtocol {
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
-              URLProtocol.property(forKey: passThroughKey, in: request) == nil,
+              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending,
               let cassette = VCR.cassette
         else { return false }
         let (intercepts, madeOf) = cassette.intercepts(request, to: url)

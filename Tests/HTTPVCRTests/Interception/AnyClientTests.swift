@@ -99,6 +99,22 @@ extension VCRTests {
             }
         }
 
+        /// A client that itself sends through an intercepted URLSession (an OpenAPI URLSession transport) is not
+        /// intercepted a second time: the request is on the tape once.
+        @Test func aClientThatUsesURLSessionIsTapedOnce() async throws {
+            let folder = try TemporaryFolder()
+            let session = vcrSession()
+            let request = URLRequest(url: try HTTPBin.url("/get?door=urlsession"))
+            _ = try await withCassette("door-urlsession", in: folder.path) { _ in
+                try await VCR.data(for: request) { request in
+                    let (data, response) = try await session.data(for: request)
+                    return (data, response as! HTTPURLResponse)
+                }
+            }
+            let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("door-urlsession.json")).tape
+            #expect(tape.interactions.count == 1)
+        }
+
         @Test func withoutACassetteItJustSends() async throws {
             #expect(VCR.cassette == nil || CassetteLockScope.isHeld == false)
             let sender = Sender()
