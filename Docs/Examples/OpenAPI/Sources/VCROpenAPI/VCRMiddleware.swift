@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import HTTPVCR
+import OpenAPIRuntime
+
+/// Sends every operation of an OpenAPI client through the cassette in force: replayed when it is on the cassette,
+/// sent (through the rest of the chain and the transport) and recorded when the cassette may record, refused when it
+/// may not; just sent when no cassette is inserted.
+///
+/// ```swift
+/// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [VCRMiddleware()])
+/// ```
+///
+/// Bodies are collected whole (up to ``maxBodySize``): a cassette stores them. A URLSession transport behind it is not
+/// intercepted a second time.
+public struct VCRMiddleware: ClientMiddleware {
+    public var maxBodySize: Int
+
+    public init(maxBodySize: Int = 10 * 1024 * 1024) {
+        self.maxBodySize = maxBodySize
+    }
+
+    public func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let maxBodySize = self.maxBodySize
+        var collected: Data?
+        if let body { collected = try await Data(collecting: body, upTo: maxBodySize) }
+        let requestBody = collected
+        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        guard let url = URL(string: base + (request.path ?? "")) else { throw URLError(.badURL) }
+        // What HTTPVCR matches and records.
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headerFields { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
+        urlRequest.httpBody = requestBody
+
+        let (data, response) = try await VCR.data(for: urlRequest) { _ in
+            let (response, responseBody) = try await next(request, requestBody.map { HTTPBody($0) }, baseURL)
+            var data = Data()
+            if let responseBody { data = try await Data(collecting: responseBody, upTo: maxBodySize) }
+            var fields: [String: String] = [:]
+            for field in response.headerFields {
+                fields[field.name.rawName] = fields[field.name.rawName].map { "\($0), \(field.value)" } ?? field.value
+            }
+            let http = HTTPURLResponse(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: fields)!
+            return (data, http)
+        }
+        var headerFields = HTTPFields()
+        for (name, value) in response.allHeaderFields {
+            guard let name = HTTPField.Name("\(name)") else { continue }
+            headerFields.append(HTTPField(name: name, value: "\(value)"))
+        }
+        return (HTTPResponse(status: .init(code: response.statusCode), headerFields: headerFields), HTTPBody(data))
+    }
+}
