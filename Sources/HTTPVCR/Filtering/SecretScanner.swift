@@ -1,16 +1,38 @@
 import Foundation
-import HTTPVCR
 
 /// One secret in clear on a tape.
-struct Finding: Equatable, CustomStringConvertible {
+package struct Finding: Equatable, CustomStringConvertible {
     /// The request's number, as `vcr show` counts them (1-based, in the order requests start).
-    var request: Int
+    package var request: Int
     /// Where on the request: `request header Authorization`, `response body JSON key json.password`.
-    var location: String
+    package var location: String
     /// What was found, with the secret shortened: `value in clear ("Basic c2Vj…")`.
-    var what: String
+    package var what: String
+    /// What keeps it out of the file.
+    package var remedy: Remedy
 
-    var description: String { "request \(request): \(location): \(what)" }
+    package enum Remedy: Equatable {
+        /// A header, parameter or key whose name is not known to be secret.
+        case name(String)
+        /// A value of a known shape (a JWT, a bearer token) somewhere unnamed.
+        case value
+        /// A password in a URL's authority.
+        case urlPassword
+    }
+
+    package var description: String { "request \(request): \(location): \(what)" }
+
+    /// The configuration change that keeps this secret out, in words.
+    package var suggestion: String {
+        switch remedy {
+        case .name(let name):
+            "add \"\(name)\" to VCRConfiguration.secretNames"
+        case .value:
+            "hide the value with VCRConfiguration.sensitiveData, or replace it with a header or body filter"
+        case .urlPassword:
+            "turn VCRConfiguration.filtersSecrets on, or take the password out in beforeRecordRequest"
+        }
+    }
 }
 
 /// Looks for secrets left in clear on a tape: credentials in headers, secret-named query parameters, form
@@ -20,13 +42,13 @@ struct Finding: Equatable, CustomStringConvertible {
 ///
 /// Values that filters write instead of a secret (`[FILTERED]`, `<filtered>`, `REDACTED`, `***`, …) are not
 /// findings; more can be added with ``extraPlaceholders``.
-struct SecretScanner {
+package struct SecretScanner {
     /// Exact values (besides the built-in ones) that stand for a removed secret.
-    var extraPlaceholders: Set<String> = []
+    package var extraPlaceholders: Set<String> = []
 
     private let patterns: [(name: String, regex: NSRegularExpression, group: Int)]
 
-    init(extraPlaceholders: Set<String> = []) {
+    package init(extraPlaceholders: Set<String> = []) {
         self.extraPlaceholders = extraPlaceholders
         let sources: [(String, String, Int)] = [
             ("private key block", #"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"#, 0),
@@ -44,82 +66,10 @@ struct SecretScanner {
         }
     }
 
-    // MARK: Names
-
-    /// Names that are secrets however they are spelled (compared lowercased, without `-`, `_`, `.`).
-    private static let secretNames: Set<String> = [
-        "auth", "pwd", "pass", "passwd", "password", "secret", "token", "sig", "signature", "session", "sessionid",
-        "sid", "jwt", "apikey", "cookie", "setcookie",
-    ]
-    /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`.
-    private static let secretFragments = [
-        "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey",
-        "authorization", "sessionid", "sessionkey", "signature",
-    ]
-    /// Names with a secret word that describe a secret rather than hold one: `token_type`, `expires_in`,
-    /// `pageToken`, `password_required`.
-    private static let describingSuffixes = [
-        "type", "expiresin", "expiresat", "expires", "expiry", "expiration", "count", "url", "uri", "endpoint",
-        "hint", "length", "required", "enabled", "policy", "ttl", "lifetime", "format",
-    ]
-    private static let describingFragments = ["page", "cursor", "nexttoken", "continuation", "synctoken"]
-
-    /// Whether a header, query parameter, form field or JSON key of this name holds a secret. A bare `key` counts
-    /// only in URLs (`?key=AIza…`), where it is an API key; in bodies it is far too common.
-    static func isSecretName(_ name: String, inURL: Bool = false) -> Bool {
-        let normalized = String(name.lowercased().unicodeScalars.filter {
-            CharacterSet.alphanumerics.contains($0)
-        }.map(Character.init))
-        guard !normalized.isEmpty else { return false }
-        if inURL, normalized == "key" { return true }
-        if secretNames.contains(normalized) { return true }
-        guard secretFragments.contains(where: normalized.contains) else { return false }
-        if describingSuffixes.contains(where: normalized.hasSuffix) { return false }
-        if describingFragments.contains(where: normalized.contains) { return false }
-        return true
-    }
-
-    /// Headers whose whole value is a credential. `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
-    /// and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
-    static func isSecretHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        if ["authorization", "proxy-authorization", "cookie", "set-cookie", "cookie2", "set-cookie2"]
-            .contains(lower) {
-            return true
-        }
-        // Challenges and policies name secrets without holding any.
-        if lower.hasSuffix("-authenticate") || lower == "authentication-info" { return false }
-        return isSecretName(name)
-    }
-
     // MARK: Placeholders
 
-    private static let placeholderWords: Set<String> = [
-        "filtered", "redacted", "removed", "hidden", "masked", "placeholder", "omitted", "scrubbed", "sanitized",
-        "censored", "obfuscated", "elided",
-    ]
-
-    /// Whether `value` is what a filter writes instead of a secret: `[FILTERED]` (percent-encoded too, as it is
-    /// in a query), `<filtered>`, `REDACTED`, `[REDACTED_TOKEN]`, `***`, `xxxx`, or one of ``extraPlaceholders``.
     func isPlaceholder(_ value: String) -> Bool {
-        var text = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        if extraPlaceholders.contains(text) { return true }
-        if text.contains("%") {
-            text = FormCoding.decode(text).trimmingCharacters(in: .whitespaces)
-            if extraPlaceholders.contains(text) { return true }
-        }
-        let lower = text.lowercased()
-        if lower.contains("filtered") || lower.contains("redacted") { return true }
-        let core = lower.trimmingCharacters(in: CharacterSet(charactersIn: "[]<>{}()\"'`_-:#$ "))
-        if Self.placeholderWords.contains(core) { return true }
-        if text.count >= 3, text.allSatisfy({ "*xX•#.".contains($0) }) { return true }
-        // Template-style stand-ins: <api-key>, {{token}}, ${SECRET}, [your-token-here].
-        for (open, close) in [("<", ">"), ("{{", "}}"), ("${", "}"), ("[", "]")]
-        where text.hasPrefix(open) && text.hasSuffix(close) && text.count > open.count + close.count {
-            let inner = text.dropFirst(open.count).dropLast(close.count)
-            if inner.allSatisfy({ $0.isLetter || $0.isNumber || "-_ .".contains($0) }) { return true }
-        }
-        return false
+        SecretNames.isPlaceholder(value, extra: extraPlaceholders)
     }
 
     /// A header value that hides its secret: a placeholder, a scheme and a placeholder (`Bearer [FILTERED]`), or,
@@ -132,16 +82,12 @@ struct SecretScanner {
             return true
         }
         guard name.lowercased().contains("cookie") else { return false }
-        let attributes: Set<String> = [
-            "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority", "partitioned",
-            "version", "comment",
-        ]
         var values: [String] = []
         for segment in trimmed.split(whereSeparator: { $0 == ";" || $0 == "," }) {
             let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { continue }
             let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            guard !attributes.contains(name) else { continue }
+            guard !SecretNames.cookieAttributes.contains(name) else { continue }
             values.append(String(parts[1]))
         }
         return !values.isEmpty && values.allSatisfy { isPlaceholder($0) || $0.isEmpty }
@@ -149,11 +95,11 @@ struct SecretScanner {
 
     // MARK: Scanning
 
-    func scan(_ tape: Tape) -> [Finding] {
+    package func scan(_ tape: Tape) -> [Finding] {
         tape.interactions.enumerated().flatMap { scan($0.element, request: $0.offset + 1) }
     }
 
-    func scan(_ interaction: Interaction, request number: Int) -> [Finding] {
+    package func scan(_ interaction: Interaction, request number: Int) -> [Finding] {
         var report = Report(request: number)
         scanRequest(interaction.request, as: "request", into: &report)
         for (index, redirect) in interaction.redirects.enumerated() {
@@ -197,15 +143,15 @@ struct SecretScanner {
 
         init(request: Int) { self.request = request }
 
-        mutating func add(_ location: String, base: String, value: String, what: String) {
+        mutating func add(_ location: String, base: String, value: String, what: String, remedy: Finding.Remedy) {
             guard !(reportedByLocation[base] ?? []).contains(where: { $0.contains(value) }) else { return }
             reportedByLocation[base, default: []].append(value)
-            findings.append(Finding(request: request, location: location, what: what))
+            findings.append(Finding(request: request, location: location, what: what, remedy: remedy))
         }
 
-        mutating func addURLSecret(_ location: String, value: String, what: String) {
+        mutating func addURLSecret(_ location: String, value: String, what: String, remedy: Finding.Remedy) {
             guard reportedInURLs.insert(value).inserted else { return }
-            findings.append(Finding(request: request, location: location, what: what))
+            findings.append(Finding(request: request, location: location, what: what, remedy: remedy))
         }
     }
 
@@ -228,9 +174,15 @@ struct SecretScanner {
             let location = "\(side) header \(header.name)"
             let value = header.value.trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty else { continue }
-            if Self.isSecretHeader(header.name) {
+            if SecretNames.isSecret(headerName: header.name) {
                 if !isPlaceholderHeaderValue(value, name: header.name) {
-                    report.add(location, base: location, value: value, what: "value in clear (\(Abbreviate.secret(value)))")
+                    report.add(
+                        location,
+                        base: location,
+                        value: value,
+                        what: "value in clear (\(Abbreviate.secret(value)))",
+                        remedy: .name(header.name)
+                    )
                 }
                 continue
             }
@@ -251,22 +203,26 @@ struct SecretScanner {
             report.addURLSecret(
                 "\(location) password",
                 value: password,
-                what: "value in clear (\(Abbreviate.secret(password)))"
+                what: "value in clear (\(Abbreviate.secret(password)))",
+                remedy: .urlPassword
             )
         }
         var query = Substring(url)
         if let mark = query.firstIndex(of: "?") { query = query[query.index(after: mark)...] } else { query = "" }
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
         for (name, value) in FormCoding.decodePairs(query) {
-            guard Self.isSecretName(name, inURL: true), !value.isEmpty, !isPlaceholder(value) else { continue }
+            guard SecretNames.isSecret(key: name, inURL: true), !value.isEmpty, !isPlaceholder(value) else { continue }
             report.addURLSecret(
                 "\(location) query \(name)",
                 value: value,
-                what: "value in clear (\(Abbreviate.secret(value)))"
+                what: "value in clear (\(Abbreviate.secret(value)))",
+                remedy: .name(name)
             )
         }
         for (name, match) in patternMatches(in: url) {
-            report.addURLSecret(location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))")
+            report.addURLSecret(
+                location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))", remedy: .value
+            )
         }
     }
 
@@ -297,12 +253,13 @@ struct SecretScanner {
             walkJSON(object, path: "", as: location, into: &report)
         } else if type.contains("x-www-form-urlencoded") || (type.isEmpty && Self.looksLikeForm(text)) {
             for (name, value) in FormCoding.decodePairs(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                guard Self.isSecretName(name), !value.isEmpty, !isPlaceholder(value) else { continue }
+                guard SecretNames.isSecret(key: name), !value.isEmpty, !isPlaceholder(value) else { continue }
                 report.add(
                     "\(location) form field \(name)",
                     base: location,
                     value: value,
-                    what: "value in clear (\(Abbreviate.secret(value)))"
+                    what: "value in clear (\(Abbreviate.secret(value)))",
+                    remedy: .name(name)
                 )
             }
         }
@@ -317,12 +274,13 @@ struct SecretScanner {
                 let value = dictionary[key] as Any
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
                 if let text = value as? String {
-                    if Self.isSecretName(key), !text.isEmpty, !isPlaceholder(text) {
+                    if SecretNames.isSecret(key: key), !text.isEmpty, !isPlaceholder(text) {
                         report.add(
                             "\(location) JSON key \(childPath)",
                             base: location,
                             value: text,
-                            what: "value in clear (\(Abbreviate.secret(text)))"
+                            what: "value in clear (\(Abbreviate.secret(text)))",
+                            remedy: .name(key)
                         )
                     } else if let embedded = Self.embeddedJSON(text) {
                         // JSON sent as a string (httpbin's "data", webhooks' payloads): its keys count too.
@@ -341,7 +299,10 @@ struct SecretScanner {
 
     private func scanPatterns(_ text: String, as location: String, into report: inout Report) {
         for (name, match) in patternMatches(in: text) {
-            report.add(location, base: location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))")
+            report.add(
+                location, base: location, value: match, what: "\(name) (\(abbreviate(match, kind: name)))",
+                remedy: .value
+            )
         }
     }
 

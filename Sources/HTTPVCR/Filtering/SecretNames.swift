@@ -1,0 +1,103 @@
+import Foundation
+
+/// The one vocabulary of secrets: which header names, query parameters and body keys hold one, and which values
+/// stand for one already removed. Recording filters by it (``VCRConfiguration/filtersSecrets``), the save-time
+/// check and `vcr lint` scan by it, so what is filtered and what is reported never drift apart.
+package enum SecretNames {
+    /// Names that are secrets however they are spelled (compared lowercased, letters and digits only).
+    private static let names: Set<String> = [
+        "auth", "pwd", "pass", "passwd", "password", "secret", "token", "sig", "signature", "session", "sessionid",
+        "sid", "jwt", "apikey", "cookie", "setcookie",
+    ]
+    /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`.
+    private static let fragments = [
+        "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey",
+        "authorization", "sessionid", "sessionkey", "signature",
+    ]
+    /// Names with a secret word that describe a secret rather than hold one: `token_type`, `expires_in`,
+    /// `pageToken`, `password_required`.
+    private static let describingSuffixes = [
+        "type", "expiresin", "expiresat", "expires", "expiry", "expiration", "count", "url", "uri", "endpoint",
+        "hint", "length", "required", "enabled", "policy", "ttl", "lifetime", "format",
+    ]
+    private static let describingFragments = ["page", "cursor", "nexttoken", "continuation", "synctoken"]
+
+    /// Headers whose whole value is a credential, whatever the words in their names.
+    private static let credentialHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "cookie2", "set-cookie2",
+    ]
+
+    /// `Set-Cookie` attributes: names that are not cookies.
+    package static let cookieAttributes: Set<String> = [
+        "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority", "partitioned",
+        "version", "comment",
+    ]
+
+    /// Whether a query parameter, form field or JSON key of this name holds a secret. A bare `key` counts only in
+    /// URLs (`?key=AIza…`), where it is an API key; in bodies it is far too common.
+    package static func isSecret(key name: String, inURL: Bool = false) -> Bool {
+        let normalized = normalize(name)
+        guard !normalized.isEmpty else { return false }
+        if inURL, normalized == "key" { return true }
+        if names.contains(normalized) { return true }
+        guard fragments.contains(where: normalized.contains) else { return false }
+        if describingSuffixes.contains(where: normalized.hasSuffix) { return false }
+        if describingFragments.contains(where: normalized.contains) { return false }
+        return true
+    }
+
+    /// Whether a header's whole value is a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
+    /// `Set-Cookie`, and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
+    package static func isSecret(headerName name: String) -> Bool {
+        let lower = name.lowercased()
+        if credentialHeaders.contains(lower) { return true }
+        // Challenges and policies name secrets without holding any.
+        if lower.hasSuffix("-authenticate") || lower == "authentication-info" { return false }
+        return isSecret(key: name)
+    }
+
+    /// Lowercased ASCII letters and digits: `X-API-Key`, `x_api_key` and `xApiKey` are one name.
+    private static func normalize(_ name: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): bytes.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte + 32)
+            default: continue
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: Placeholders
+
+    private static let placeholderWords: Set<String> = [
+        "filtered", "redacted", "removed", "hidden", "masked", "placeholder", "omitted", "scrubbed", "sanitized",
+        "censored", "obfuscated", "elided",
+    ]
+
+    /// Whether `value` is what a filter writes instead of a secret: `[FILTERED]` (percent-encoded too, as it is in
+    /// a query), `<filtered>`, `REDACTED`, `[REDACTED_TOKEN]`, `***`, `xxxx`, a template such as `<API_KEY>` or
+    /// `{{token}}`, or one of `extra`.
+    package static func isPlaceholder(_ value: String, extra: Set<String> = []) -> Bool {
+        var text = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if extra.contains(text) { return true }
+        if text.contains("%") {
+            text = FormCoding.decode(text).trimmingCharacters(in: .whitespaces)
+            if extra.contains(text) { return true }
+        }
+        let lower = text.lowercased()
+        if lower.contains("filtered") || lower.contains("redacted") { return true }
+        let core = lower.trimmingCharacters(in: CharacterSet(charactersIn: "[]<>{}()\"'`_-:#$ "))
+        if placeholderWords.contains(core) { return true }
+        if text.count >= 3, text.allSatisfy({ "*xX•#.".contains($0) }) { return true }
+        // Template-style stand-ins: <api-key>, {{token}}, ${SECRET}, [your-token-here].
+        for (open, close) in [("<", ">"), ("{{", "}}"), ("${", "}"), ("[", "]")]
+        where text.hasPrefix(open) && text.hasSuffix(close) && text.count > open.count + close.count {
+            let inner = text.dropFirst(open.count).dropLast(close.count)
+            if inner.allSatisfy({ $0.isLetter || $0.isNumber || "-_ .".contains($0) }) { return true }
+        }
+        return false
+    }
+}
