@@ -58,6 +58,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case unknownMatcher = 11
         /// The cassette is older than ``VCRConfiguration/reRecordInterval`` and ``ExpiryAction/fail`` is set.
         case cassetteExpired = 12
+        /// The save-time check (``VCRConfiguration/checksSecretsOnSave``) found a secret in clear in what was
+        /// recorded: the cassette was not written.
+        case secretsFound = 13
     }
 
     public var description: String { message }

@@ -118,7 +118,7 @@ enum RedactCommand {
     }
 
     /// The configuration a recording would have used to keep these secrets off the cassette. The default
-    /// secure headers are left out: redact changes what it is told to change, nothing else.
+    /// secure headers and secret names are left out: redact changes what it is told to change, nothing else.
     static func configuration(
         headers: [String],
         queries: [String],
@@ -127,6 +127,7 @@ enum RedactCommand {
     ) -> VCRConfiguration {
         var configuration = VCRConfiguration()
         configuration.secureHeaders = []
+        configuration.filtersSecrets = false
         if !headers.isEmpty { configuration.headersFilter = .replacing(replacing(headers, with: replacement)) }
         if !queries.isEmpty { configuration.queryParametersFilter = .replacing(replacing(queries, with: replacement)) }
         if !keys.isEmpty {

@@ -48,6 +48,35 @@ public struct VCRConfiguration: Sendable {
     public var beforeRecordRequest: (@Sendable (URLRequest) -> URLRequest?)?
     /// Returns the response and body to record instead, or nil not to record this response at all.
     public var beforeRecordResponse: (@Sendable (URLRequest, HTTPURLResponse, Data?) -> (HTTPURLResponse, Data?)?)?
+    /// Secure by default: header names (requests and responses), query parameters and JSON or form keys that name
+    /// secrets are written as ``filteredPlaceholder``, and so is the userinfo of URLs. The names are those `vcr lint`
+    /// looks for: `Authorization`, `Cookie`, `Set-Cookie` (cookie names kept), `X-API-Key`, `X-Auth-Token` and any
+    /// `*-Token`; `token`, `access_token`, `refresh_token`, `api_key`, `client_secret`, `password`, `secret`,
+    /// `signature`, … Every value filtered from an interaction is also replaced wherever it comes back in it (a
+    /// server echoing the request, an error quoting it), plain, percent-encoded or base64. The same filters run on
+    /// the live request before it is matched, so cassettes still replay. Set to `false` to record such names in
+    /// clear (``secureHeaders`` and ``secretNames`` still apply).
+    public var filtersSecrets = true
+    /// More header names, query parameters and body keys to treat as secrets (compared case-insensitively), on top of
+    /// the built-in ones (or instead of them, with ``filtersSecrets`` off).
+    public var secretNames: Set<String> = []
+    /// Placeholders both ways (Ruby VCR's `filter_sensitive_data`): recording writes the placeholder wherever the
+    /// value appears in a request or its response, and replaying puts the value back into responses. The live
+    /// request is matched with the values hidden too, so cassettes recorded with one value replay with another.
+    ///
+    /// ```swift
+    /// configuration.sensitiveData = ["<API_KEY>": { ProcessInfo.processInfo.environment["API_KEY"] }]
+    /// ```
+    ///
+    /// A closure that returns nil or an empty string (the variable is not set, in CI) hides nothing.
+    public var sensitiveData: [String: @Sendable () -> String?] = [:]
+    /// Before a cassette is written, what was recorded into it is scanned as `vcr lint` scans (secret-named headers,
+    /// parameters and keys in clear, token shapes such as JWTs, bearer tokens and cloud API keys anywhere). A finding
+    /// keeps the file as it was and fails with ``VCRError/Code/secretsFound``, naming the request, the place and the
+    /// setting that keeps it out; the test integrations fail the test with it. Values written by your own
+    /// `.replacing` filters and ``sensitiveData`` placeholders count as placeholders. Set to `false` for a cassette
+    /// that must hold what the scanner takes for a secret (a public test key, a fake JWT).
+    public var checksSecretsOnSave = true
     /// Request headers written to cassettes only as ``filteredPlaceholder``, never in clear. Secure by
     /// default; set to `[]` to record them as they are.
     public var secureHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]

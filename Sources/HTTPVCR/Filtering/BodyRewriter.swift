@@ -22,6 +22,36 @@ package enum BodyRewriter {
         }
     }
 
+    /// Every key of a JSON body (object keys at any depth) or form body (pair names, decoded); empty for other
+    /// bodies. For the secure defaults, which filter keys by what they are called.
+    package static func keys(in data: Data, contentType: String?) -> [String] {
+        guard !data.isEmpty, let kind = bodyKind(of: data, contentType: contentType) else { return [] }
+        switch kind {
+        case .json:
+            guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+                return []
+            }
+            var keys: [String] = []
+            var pending: [Any] = [object]
+            while let value = pending.popLast() {
+                if let dictionary = value as? [String: Any] {
+                    keys.append(contentsOf: dictionary.keys)
+                    pending.append(contentsOf: dictionary.values)
+                } else if let array = value as? [Any] {
+                    pending.append(contentsOf: array)
+                }
+            }
+            return keys
+        case .form:
+            return withBytes(of: data) { bytes -> [String] in
+                guard let pairs = FormScanner.pairs(in: bytes) else { return [] }
+                return pairs.compactMap { pair in
+                    pair.range.isEmpty ? nil : String(decoding: FormCoding.decode(bytes, pair.keyRange), as: UTF8.self)
+                }
+            }
+        }
+    }
+
     /// Every value found for these keys at any depth (JSON) or in pairs (form), for tests and linting.
     /// JSON strings come back unescaped; other JSON values (numbers, objects, ...) as their raw text.
     package static func values(forKeys keys: Set<String>, in data: Data, contentType: String?) -> [String] {

@@ -22,37 +22,91 @@ enum RequestFilter {
         _ request: URLRequest,
         with configuration: VCRConfiguration
     ) -> URLRequest {
+        var removed = SecretValues()
+        return filterIgnoringBeforeRecordRequest(request, with: configuration, removed: &removed)
+    }
+
+    /// The secrets the filters take out of `request` (``VCRConfiguration/filtersSecrets``): what a recorded
+    /// response must not echo either.
+    static func secrets(of request: URLRequest, with configuration: VCRConfiguration) -> SecretValues {
+        var removed = SecretValues()
+        _ = filterIgnoringBeforeRecordRequest(request, with: configuration, removed: &removed)
+        return removed
+    }
+
+    private static func filterIgnoringBeforeRecordRequest(
+        _ request: URLRequest,
+        with configuration: VCRConfiguration,
+        removed: inout SecretValues
+    ) -> URLRequest {
         var request = request
-        if configuration.pathFilter != nil || configuration.queryParametersFilter != nil, let url = request.url {
-            request.url = filter(url, of: request, with: configuration)
+        // Named placeholders first: a value the configuration names is written as its own placeholder.
+        SensitiveData(configuration).hiding(in: &request)
+        let secrets = SecretFilter(configuration: configuration)
+        if configuration.pathFilter != nil || configuration.queryParametersFilter != nil || secrets.isActive,
+           let url = request.url {
+            request.url = filter(url, of: request, with: configuration, removed: &removed)
         }
-        filterHeaders(&request, with: configuration)
-        if let body = request.httpBody, !body.isEmpty, let postBodyFilter = configuration.postBodyFilter {
-            let filtered: Data
-            switch postBodyFilter {
-            case let .replacing(replacements):
-                filtered = BodyRewriter.rewrite(
-                    body,
-                    contentType: request.value(forHTTPHeaderField: "Content-Type"),
-                    replacing: replacements
-                )
-            case let .custom(transform):
-                filtered = transform(request, body)
+        filterHeaders(&request, with: configuration, secrets: secrets, removed: &removed)
+        if let body = request.httpBody, !body.isEmpty {
+            var filtered = body
+            let contentType = request.value(forHTTPHeaderField: "Content-Type")
+            switch configuration.postBodyFilter {
+            case let .replacing(replacements)?:
+                filtered = BodyRewriter.rewrite(filtered, contentType: contentType, replacing: replacements)
+            case let .custom(transform)?:
+                filtered = transform(request, filtered)
+            case nil:
+                break
             }
-            if filtered != body {
-                request.httpBody = filtered
-                if request.value(forHTTPHeaderField: "Content-Length") != nil {
-                    request.setValue(String(filtered.count), forHTTPHeaderField: "Content-Length")
-                }
-            }
+            var exempt: [String: String?]?
+            if case let .replacing(replacements)? = configuration.postBodyFilter { exempt = replacements }
+            filtered = secrets.filterBody(
+                filtered, contentType: contentType, exempt: SecretFilter.exempt(exempt), removed: &removed
+            )
+            setBody(filtered, of: &request)
         }
+        if !removed.isEmpty { replaceEchoes(of: removed, in: &request) }
         return request
+    }
+
+    /// What was filtered out, wherever else the request carries it: its URL (a password in a path), the headers
+    /// left in clear, the body. Deterministic, so the live request and its recording still match.
+    private static func replaceEchoes(of removed: SecretValues, in request: inout URLRequest) {
+        if let url = request.url, let echoed = URL(string: removed.replacingEchoes(in: url.absoluteString)) {
+            request.url = echoed
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where value != VCRConfiguration.filteredPlaceholder {
+            let echoed = removed.replacingEchoes(in: value)
+            if echoed != value { request.setValue(echoed, forHTTPHeaderField: name) }
+        }
+        if let body = request.httpBody { setBody(removed.replacingEchoes(in: body), of: &request) }
+    }
+
+    private static func setBody(_ body: Data, of request: inout URLRequest) {
+        guard body != request.httpBody else { return }
+        request.httpBody = body
+        if request.value(forHTTPHeaderField: "Content-Length") != nil {
+            request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
+        }
     }
 
     /// A URL with the path and query filters applied: for the request, and for every other place a URL is
     /// written (response URLs, redirect hops and their `Location`, the failing URL of an error).
     static func filter(_ url: URL, of request: URLRequest, with configuration: VCRConfiguration) -> URL {
-        guard configuration.pathFilter != nil || configuration.queryParametersFilter != nil,
+        var removed = SecretValues()
+        return filter(url, of: request, with: configuration, removed: &removed)
+    }
+
+    static func filter(
+        _ url: URL,
+        of request: URLRequest,
+        with configuration: VCRConfiguration,
+        removed: inout SecretValues
+    ) -> URL {
+        let secrets = SecretFilter(configuration: configuration)
+        let filtersByName = secrets.isActive && (url.query != nil || url.user != nil || url.password != nil)
+        guard configuration.pathFilter != nil || configuration.queryParametersFilter != nil || filtersByName,
               var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
         var request = request
@@ -64,6 +118,32 @@ enum RequestFilter {
             let filtered = QueryFilter.apply(queryFilter, to: query, of: request)
             components.percentEncodedQuery = filtered.isEmpty ? nil : filtered
         }
+        if filtersByName {
+            let placeholder = String(decoding: FormCoding.encode(VCRConfiguration.filteredPlaceholder, as: .query), as: UTF8.self)
+            // The userinfo of a URL is a credential, whatever it holds.
+            if let password = components.password {
+                removed.insert(password)
+                components.percentEncodedPassword = placeholder
+            }
+            if components.user != nil { components.percentEncodedUser = placeholder }
+            if let query = components.percentEncodedQuery {
+                let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { QueryFilter.Pair(raw: String($0)) }
+                var exempt: Set<String> = []
+                if case let .replacing(replacements)? = configuration.queryParametersFilter {
+                    exempt = SecretFilter.exempt(replacements)
+                }
+                let secret = pairs.filter { pair in
+                    secrets.isSecret(queryName: pair.name) && !exempt.contains(pair.name)
+                        && pair.value != VCRConfiguration.filteredPlaceholder
+                }
+                if !secret.isEmpty {
+                    removed.insert(contentsOf: secret.map(\.value))
+                    let replacing = Dictionary(secret.map { ($0.name, Optional(VCRConfiguration.filteredPlaceholder)) },
+                                               uniquingKeysWith: { first, _ in first })
+                    components.percentEncodedQuery = QueryFilter.apply(.replacing(replacing), to: query, of: request)
+                }
+            }
+        }
         return components.url ?? url
     }
 
@@ -73,7 +153,12 @@ enum RequestFilter {
         return filter(url, of: request, with: configuration).absoluteString
     }
 
-    private static func filterHeaders(_ request: inout URLRequest, with configuration: VCRConfiguration) {
+    private static func filterHeaders(
+        _ request: inout URLRequest,
+        with configuration: VCRConfiguration,
+        secrets: SecretFilter,
+        removed: inout SecretValues
+    ) {
         switch configuration.headersFilter {
         case let .replacing(replacements)?:
             let names = request.allHTTPHeaderFields?.keys.map { $0 } ?? []
@@ -91,10 +176,20 @@ enum RequestFilter {
         }
         // One read of the fields, compared by hand: a `value(forHTTPHeaderField:)` per secure name cost more
         // than matching the request.
-        guard !configuration.secureHeaders.isEmpty, let fields = request.allHTTPHeaderFields else { return }
-        for field in fields.keys
-        where configuration.secureHeaders.contains(where: { $0.equalsIgnoringASCIICase(field) }) {
-            request.setValue(VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: field)
+        guard !configuration.secureHeaders.isEmpty || secrets.isActive, let fields = request.allHTTPHeaderFields else {
+            return
+        }
+        var exempt: [String] = []
+        if case let .replacing(replacements)? = configuration.headersFilter { exempt = Array(replacements.keys) }
+        for (field, value) in fields where value != VCRConfiguration.filteredPlaceholder {
+            guard configuration.secureHeaders.contains(where: { $0.equalsIgnoringASCIICase(field) })
+                || (secrets.isSecret(headerName: field) && !exempt.contains(where: { $0.equalsIgnoringASCIICase(field) }))
+            else { continue }
+            // With the secure defaults on, a cookie list keeps its names, as `Set-Cookie` does.
+            let written = secrets.filterHeader(name: field, value: value, removed: &removed)
+            request.setValue(
+                configuration.filtersSecrets ? written : VCRConfiguration.filteredPlaceholder, forHTTPHeaderField: field
+            )
         }
     }
 }

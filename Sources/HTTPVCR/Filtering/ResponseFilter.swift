@@ -12,11 +12,14 @@ enum ResponseFilter {
     }
 
     /// - Returns: nil when `beforeRecordResponse` says not to record this response.
+    /// `requestSecrets` are what the filters took out of the request (``RequestFilter/secrets(of:with:)``): the
+    /// response must not echo them either.
     static func filter(
         response: HTTPURLResponse,
         chunks: [Data],
         request: URLRequest,
-        configuration: VCRConfiguration
+        configuration: VCRConfiguration,
+        requestSecrets: SecretValues = SecretValues()
     ) -> Outcome? {
         var recorded = RecordedResponse(response)
         var body = chunks.reduce(into: Data()) { $0.append($1) }
@@ -27,7 +30,9 @@ enum ResponseFilter {
         // encoded is decoded only when a filter has to read it.
         if let encoding = recorded.headers[field: "Content-Encoding"], isCompression(encoding) {
             if let decoded = Inflate.decode(body, contentEncoding: encoding) {
-                if configuration.responseBodyFilter != nil || configuration.beforeRecordResponse != nil {
+                let secrets = SecretFilter(configuration: configuration)
+                if configuration.responseBodyFilter != nil || configuration.beforeRecordResponse != nil
+                    || secrets.isActive || !requestSecrets.isEmpty {
                     body = decoded
                     recorded.headers[field: "Content-Encoding"] = nil
                 }
@@ -57,6 +62,12 @@ enum ResponseFilter {
         }
 
         filterURLs(of: &recorded, request: request, configuration: configuration)
+        let sensitive = SensitiveData(configuration)
+        if !sensitive.isEmpty {
+            sensitive.hiding(in: &recorded)
+            body = sensitive.hiding(body)
+        }
+        body = filterSecrets(of: &recorded, body: body, requestSecrets: requestSecrets, configuration: configuration)
         if body != originalBody || recorded.headers[field: "Content-Encoding"] == nil {
             if recorded.headers[field: "Content-Length"] != nil {
                 recorded.headers[field: "Content-Length"] = String(body.count)
@@ -66,24 +77,74 @@ enum ResponseFilter {
         return Outcome(response: recorded, chunks: outChunks)
     }
 
+    /// A response's secret-named headers (`Set-Cookie` keeps its cookie names) and body keys written as the
+    /// placeholder, then every secret of the request or the response replaced wherever it comes back: body,
+    /// headers, URL. Returns the body.
+    static func filterSecrets(
+        of recorded: inout RecordedResponse,
+        body: Data,
+        requestSecrets: SecretValues,
+        configuration: VCRConfiguration
+    ) -> Data {
+        let secrets = SecretFilter(configuration: configuration)
+        var removed = requestSecrets
+        var body = body
+        if secrets.isActive {
+            for index in recorded.headers.indices where secrets.isSecret(headerName: recorded.headers[index].name) {
+                let header = recorded.headers[index]
+                guard header.value != VCRConfiguration.filteredPlaceholder else { continue }
+                recorded.headers[index].value = header.name.equalsIgnoringASCIICase("Set-Cookie")
+                    ? SecretValues.filteringCookies(header.value, removed: &removed)
+                    : secrets.filterHeader(name: header.name, value: header.value, removed: &removed)
+            }
+            var exempt: [String: String?]?
+            if case let .replacing(replacements)? = configuration.responseBodyFilter { exempt = replacements }
+            body = secrets.filterBody(
+                body, contentType: recorded.headers[field: "Content-Type"], exempt: SecretFilter.exempt(exempt),
+                removed: &removed
+            )
+        }
+        guard !removed.isEmpty else { return body }
+        replaceEchoes(of: removed, in: &recorded)
+        return removed.replacingEchoes(in: body)
+    }
+
+    /// The secrets in a response's URL and header values (but for the placeholders already there).
+    static func replaceEchoes(of removed: SecretValues, in recorded: inout RecordedResponse) {
+        recorded.url = removed.replacingEchoes(in: recorded.url)
+        for index in recorded.headers.indices where recorded.headers[index].value != VCRConfiguration.filteredPlaceholder {
+            recorded.headers[index].value = removed.replacingEchoes(in: recorded.headers[index].value)
+        }
+    }
+
     /// A redirect hop as it goes on the tape: both URLs and the `Location` filtered like the request's.
     static func filterRedirect(
         _ response: HTTPURLResponse,
         to next: URLRequest,
         request: URLRequest,
-        configuration: VCRConfiguration
+        configuration: VCRConfiguration,
+        requestSecrets: SecretValues = SecretValues()
     ) -> (RecordedResponse, RecordedRequest) {
         var recorded = RecordedResponse(response)
         filterURLs(of: &recorded, request: request, configuration: configuration)
+        SensitiveData(configuration).hiding(in: &recorded)
+        _ = filterSecrets(of: &recorded, body: Data(), requestSecrets: requestSecrets, configuration: configuration)
         let filteredHop = RequestFilter.filter(next, with: configuration)
             ?? RequestFilter.filterIgnoringBeforeRecordRequest(next, with: configuration)
         return (recorded, RecordedRequest(filteredHop))
     }
 
     /// An error as it goes on the tape, its failing URL filtered like the request's.
-    static func filterError(_ error: any Error, request: URLRequest, configuration: VCRConfiguration) -> RecordedError {
+    static func filterError(
+        _ error: any Error,
+        request: URLRequest,
+        configuration: VCRConfiguration,
+        requestSecrets: SecretValues = SecretValues()
+    ) -> RecordedError {
         var recorded = RecordedError(error)
         filterFailingURL(of: &recorded, request: request, configuration: configuration)
+        SensitiveData(configuration).hiding(in: &recorded)
+        for (key, value) in recorded.userInfo { recorded.userInfo[key] = requestSecrets.replacingEchoes(in: value) }
         return recorded
     }
 

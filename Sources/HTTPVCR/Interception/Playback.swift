@@ -35,6 +35,10 @@ final class Playback: @unchecked Sendable {
         let matchers: [Matcher]
         /// A request whose matches were all played replays the last of them again.
         let allowsPlaybackRepeats: Bool
+        /// The configuration's request filters, for a tape recorded before them: a live request that matches
+        /// nothing is matched again against the tape's requests as these filters would write them now (a cassette
+        /// recorded before ``VCRConfiguration/filtersSecrets`` holds its secrets in clear, and still replays).
+        var refilter: (@Sendable (RecordedRequest) -> RecordedRequest)? = nil
     }
 
     private let scenes: [Scene]
@@ -47,6 +51,9 @@ final class Playback: @unchecked Sendable {
 
     private struct State {
         var index: MatchIndex
+        /// The requests `index` matches: the recorded ones, or once ``Policy/refilter`` was needed, them filtered.
+        var matchRequests: [RecordedRequest]
+        var isRefiltered = false
         var player: Player
         var matched: [Bool]
         var finished: [Bool]
@@ -64,6 +71,7 @@ final class Playback: @unchecked Sendable {
         self.deliveries = DeliveryQueue(scenes: scenes)
         self.state = Locked(State(
             index: MatchIndex(matchers: policy.matchers, requests: requests),
+            matchRequests: requests,
             player: Player(scenes: scenes, layout: layout, mode: mode, wait: wait),
             matched: Array(repeating: false, count: requests.count),
             finished: Array(repeating: false, count: requests.count)
@@ -99,8 +107,13 @@ final class Playback: @unchecked Sendable {
             if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
                 return decision
             }
-            if policy.allowsPlaybackRepeats,
-               let chapter = state.index.lastMatch(for: request, recordedRequest: { RequestParts(requests[$0]) }) {
+            if refilter(&state),
+               let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
+                return decision
+            }
+            if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
+                for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
+            ) {
                 return replayAgain(chapter, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver)
             }
             if !policy.isWriteProtected { return .record }
@@ -135,9 +148,10 @@ final class Playback: @unchecked Sendable {
         var matched = state.matched
         state.matched = []
         defer { state.matched = matched }
+        let matchRequests = state.matchRequests
         let chapter = state.index.firstMatch(
             for: request,
-            recordedRequest: { RequestParts(requests[$0]) },
+            recordedRequest: { RequestParts(matchRequests[$0]) },
             isPlayed: { matched[$0] }
         )
         guard let chapter else { return nil }
@@ -153,6 +167,18 @@ final class Playback: @unchecked Sendable {
         enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
         scheduleWakeIfNeeded(&state)
         return .replaying
+    }
+
+    /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
+    /// them. Once: a tape recorded with today's filters costs nothing, and an old one pays once, on its first miss.
+    private func refilter(_ state: inout State) -> Bool {
+        guard !state.isRefiltered, let refilter = policy.refilter else { return false }
+        state.isRefiltered = true
+        let refiltered = requests.map(refilter)
+        guard refiltered != requests else { return false }
+        state.matchRequests = refiltered
+        state.index = MatchIndex(matchers: policy.matchers, requests: refiltered)
+        return true
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.

@@ -162,6 +162,8 @@ final class Recording: @unchecked Sendable {
         guard let cassette else { return }
         let events = self.events.withLock { $0 }
         let configuration = cassette.configuration
+        // What the filters took out of the request: the response must not echo it either.
+        let requestSecrets = RequestFilter.secrets(of: live, with: configuration)
         let chapter = cassette.reserveChapter()
         var recordedRequest = RecordedRequest(filtered)
         recordedRequest.recordedAt = recordedAt
@@ -178,7 +180,7 @@ final class Recording: @unchecked Sendable {
             switch event {
             case let .redirect(hop, next):
                 let (recordedHop, recordedNext) = ResponseFilter.filterRedirect(
-                    hop, to: next, request: filtered, configuration: configuration
+                    hop, to: next, request: filtered, configuration: configuration, requestSecrets: requestSecrets
                 )
                 scenes.append((Scene(chapter: chapter, time: time, event: .redirect(recordedHop, to: recordedNext)), anchor, order))
             case let .response(received):
@@ -188,14 +190,21 @@ final class Recording: @unchecked Sendable {
                 chunks.append(data)
                 bodyStamps.append((anchor, order))
             case let .error(error):
-                if let response { appendResponse(response, chunks: chunks, stamps: bodyStamps, to: &scenes, chapter: chapter) }
+                if let response {
+                    appendResponse(
+                        response, chunks: chunks, stamps: bodyStamps, secrets: requestSecrets, to: &scenes, chapter: chapter
+                    )
+                }
                 response = nil
-                let recorded = ResponseFilter.filterError(error, request: filtered, configuration: configuration)
+                let recorded = ResponseFilter.filterError(
+                    error, request: filtered, configuration: configuration, requestSecrets: requestSecrets
+                )
                 scenes.append((Scene(chapter: chapter, time: time, event: .error(recorded)), anchor, order))
             case .completion:
                 if let response {
-                    guard appendResponse(response, chunks: chunks, stamps: bodyStamps, to: &scenes, chapter: chapter)
-                    else { return }  // beforeRecordResponse said not to record it
+                    guard appendResponse(
+                        response, chunks: chunks, stamps: bodyStamps, secrets: requestSecrets, to: &scenes, chapter: chapter
+                    ) else { return }  // beforeRecordResponse said not to record it
                 }
                 response = nil
                 scenes.append((Scene(chapter: chapter, time: time, event: .completion), anchor, order))
@@ -210,12 +219,14 @@ final class Recording: @unchecked Sendable {
         _ response: HTTPURLResponse,
         chunks: [Data],
         stamps: [(anchor: Int, order: UInt64)],
+        secrets: SecretValues,
         to scenes: inout [(scene: Scene, anchor: Int, order: UInt64)],
         chapter: Int
     ) -> Bool {
         guard let cassette else { return false }
         guard let outcome = ResponseFilter.filter(
-            response: response, chunks: chunks, request: filtered, configuration: cassette.configuration
+            response: response, chunks: chunks, request: filtered, configuration: cassette.configuration,
+            requestSecrets: secrets
         ) else { return false }
         let responseStamp = stamps.first ?? (cassette.playhead, DispatchTime.now().uptimeNanoseconds)
         scenes.append((

@@ -32,6 +32,8 @@ public final class Cassette: @unchecked Sendable {
     /// The tape as loaded (empty in `.all` mode): what is replayed, never edited.
     private let loadedScenes: [Scene]
     private let loadedLayout: ChapterLayout
+    /// In `.all` mode, what the file held before it was erased.
+    private let previousInteractions: [Interaction]
     /// The loaded tape's chapter numbers, which new chapters must not reuse.
     private let loadedChapters: Set<Int>
     private let recording: Locked<Recorded>
@@ -104,6 +106,8 @@ public final class Cassette: @unchecked Sendable {
         let isWriteProtected = recordMode == .none || format.isForeign || (recordMode == .once && exists)
         self.isWriteProtected = isWriteProtected
         let hasChanges = recordMode == .all && !tape.scenes.isEmpty
+        // Recorded anew: what comes back unchanged keeps its bytes (StableRerecording).
+        self.previousInteractions = recordMode == .all ? tape.interactions : []
         if recordMode == .all { tape = Tape() }
 
         let layout = ChapterLayout(scenes: tape.scenes)
@@ -116,15 +120,27 @@ public final class Cassette: @unchecked Sendable {
         self.loadedScenes = tape.scenes
         self.loadedLayout = layout
         self.loadedChapters = layout.chapterNumbers
+        // What the code under test gets: the tape with its sensitive data put back (the file keeps placeholders).
+        let sensitive = SensitiveData(configuration)
+        let playedScenes = sensitive.isEmpty
+            ? tape.scenes
+            : tape.scenes.map { Scene(chapter: $0.chapter, time: $0.time, event: sensitive.revealing($0.event)) }
         self.playback = Playback(
-            scenes: tape.scenes,
+            scenes: playedScenes,
             layout: layout,
             policy: Playback.Policy(
                 cassettePath: url.path,
                 recordMode: recordMode,
                 isWriteProtected: isWriteProtected,
                 matchers: resolvedMatchers,
-                allowsPlaybackRepeats: configuration.allowsPlaybackRepeats
+                allowsPlaybackRepeats: configuration.allowsPlaybackRepeats,
+                refilter: { [configuration] recorded in
+                    var request = RecordedRequest(
+                        RequestFilter.filterIgnoringBeforeRecordRequest(recorded.urlRequest, with: configuration)
+                    )
+                    request.recordedAt = recorded.recordedAt
+                    return request
+                }
             ),
             mode: configuration.playbackMode,
             wait: configuration.chronologicalWait
@@ -229,7 +245,8 @@ public final class Cassette: @unchecked Sendable {
     private func mergedTape(_ recorded: [(anchor: Int, order: UInt64, scene: Scene)]) -> Tape {
         guard !recorded.isEmpty else { return Tape(scenes: loadedScenes) }
         let keeps = configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
-        let inserted = recorded.sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
+        let inserted = StableRerecording.keepingUnchanged(recorded, previous: previousInteractions)
+            .sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
         var scenes: [Scene] = []
         scenes.reserveCapacity(loadedScenes.count + inserted.count)
         var next = inserted.startIndex
@@ -264,6 +281,10 @@ public final class Cassette: @unchecked Sendable {
     func saveIfChanged() throws(VCRError) {
         let tape: Tape? = recording.withLock { $0.hasChanges ? mergedTape($0.scenes) : nil }
         guard let tape else { return }
+        let recordedChapters = Set(tape.scenes.lazy.map(\.chapter)).subtracting(loadedChapters)
+        try SaveTimeSecretCheck.check(
+            tape, recordedChapters: recordedChapters, configuration: configuration, path: url.path
+        )
         try CassetteFile.write(tape, to: url, as: format)
         recording.withLock { $0.hasChanges = false }
     }

@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The secure defaults of a configuration: which header names and query or body keys hold secrets (the vocabulary
+/// `vcr lint` uses, ``SecretNames``, plus ``VCRConfiguration/secretNames``), and, once they are filtered, the values
+/// that were removed, so that the same values are replaced wherever they come back (an echo: httpbin's
+/// `/anything`, an error body quoting the request).
+struct SecretFilter {
+    let configuration: VCRConfiguration
+
+    /// Names a `.replacing` filter of the configuration takes care of: its replacement wins over the placeholder.
+    static func exempt<Value>(_ replacements: [String: Value]?) -> Set<String> {
+        Set(replacements?.keys.map { $0 } ?? [])
+    }
+
+    /// Whether anything is filtered by name at all.
+    var isActive: Bool { configuration.filtersSecrets || !configuration.secretNames.isEmpty }
+
+    func isSecret(headerName name: String) -> Bool {
+        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        return configuration.filtersSecrets && SecretNames.isSecret(headerName: name)
+    }
+
+    func isSecret(key: String) -> Bool {
+        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(key) }) { return true }
+        return configuration.filtersSecrets && SecretNames.isSecret(key: key)
+    }
+
+    /// A query parameter: a bare `key` counts too (`?key=AIza…` is an API key), as it does for `vcr lint`.
+    func isSecret(queryName name: String) -> Bool {
+        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        return configuration.filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
+    }
+
+    /// The secret-named keys of a JSON or form body.
+    func secretKeys(in body: Data, contentType: String?) -> Set<String> {
+        Set(BodyRewriter.keys(in: body, contentType: contentType).filter(isSecret(key:)))
+    }
+
+    /// A JSON or form body with every secret-named key's value written as the placeholder, but for the keys the
+    /// configuration replaces itself (`exempt`: its choice wins). Returns the secrets it removed in `removed`.
+    func filterBody(_ body: Data, contentType: String?, exempt: Set<String> = [], removed: inout SecretValues) -> Data {
+        guard isActive, !body.isEmpty else { return body }
+        let keys = secretKeys(in: body, contentType: contentType).subtracting(exempt)
+        guard !keys.isEmpty else { return body }
+        removed.insert(contentsOf: BodyRewriter.values(forKeys: keys, in: body, contentType: contentType))
+        let placeholder: String? = VCRConfiguration.filteredPlaceholder
+        return BodyRewriter.rewrite(
+            body, contentType: contentType, replacing: Dictionary(uniqueKeysWithValues: keys.map { ($0, placeholder) })
+        )
+    }
+
+    /// A header value as it is written: a cookie list keeps its names and attributes, every other secret header
+    /// becomes the placeholder. Returns the secrets it removed in `removed`.
+    func filterHeader(name: String, value: String, removed: inout SecretValues) -> String {
+        removed.insert(value)
+        let lower = name.lowercased()
+        if lower == "set-cookie" || lower == "cookie" {
+            return SecretValues.filteringCookies(value, removed: &removed)
+        }
+        if let (scheme, credentials) = SecretValues.authorization(value) {
+            removed.insert(credentials)
+            if scheme.lowercased() == "basic", let decoded = Data(base64Encoded: credentials),
+               let text = String(data: decoded, encoding: .utf8) {
+                removed.insert(text)
+                if let colon = text.firstIndex(of: ":") { removed.insert(String(text[text.index(after: colon)...])) }
+            }
+        }
+        return VCRConfiguration.filteredPlaceholder
+    }
+}
+
+/// Values that were filtered out of an interaction: replaced wherever they come back, in their plain,
+/// percent-encoded and base64 forms. Short values (under ``minimumLength`` characters) are not chased: they would
+/// match too much.
+struct SecretValues {
+    static let minimumLength = 5
+
+    private(set) var values: Set<String> = []
+
+    var isEmpty: Bool { values.isEmpty }
+
+    mutating func insert(_ value: String) {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard value.count >= Self.minimumLength, !SecretNames.isPlaceholder(value),
+              value != VCRConfiguration.filteredPlaceholder
+        else { return }
+        values.insert(value)
+    }
+
+    mutating func insert(contentsOf values: some Sequence<String>) {
+        for value in values { insert(value) }
+    }
+
+    mutating func formUnion(_ other: SecretValues) {
+        values.formUnion(other.values)
+    }
+
+    /// The forms a value takes where it comes back, longest first so that a longer form is replaced whole.
+    private var forms: [String] {
+        var forms: Set<String> = []
+        for value in values {
+            forms.insert(value)
+            forms.insert(String(decoding: FormCoding.encode(value, as: .query), as: UTF8.self))
+            forms.insert(String(decoding: FormCoding.encode(value, as: .body), as: UTF8.self))
+            forms.insert(Data(value.utf8).base64EncodedString())
+        }
+        return forms.sorted { $0.count > $1.count }
+    }
+
+    func replacingEchoes(in text: String) -> String {
+        guard !values.isEmpty else { return text }
+        var result = text
+        for form in forms where result.contains(form) {
+            result = result.replacingOccurrences(of: form, with: VCRConfiguration.filteredPlaceholder)
+        }
+        return result
+    }
+
+    func replacingEchoes(in data: Data) -> Data {
+        guard !values.isEmpty, !data.isEmpty else { return data }
+        var result = data
+        let placeholder = Data(VCRConfiguration.filteredPlaceholder.utf8)
+        for form in forms {
+            let needle = Data(form.utf8)
+            var searchStart = result.startIndex
+            while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
+                result.replaceSubrange(range, with: placeholder)
+                searchStart = range.lowerBound + placeholder.count
+            }
+        }
+        return result
+    }
+
+    /// `Bearer abc…` → ("Bearer", "abc…").
+    static func authorization(_ value: String) -> (scheme: String, credentials: String)? {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `a=1; b=2` (a `Cookie`) or `session=abc; Path=/; HttpOnly` (a `Set-Cookie`) with each cookie's value written
+    /// as the placeholder: names and attributes stay, so a replayed `Set-Cookie` still parses.
+    static func filteringCookies(_ value: String, removed: inout SecretValues) -> String {
+        let attributes = SecretNames.cookieAttributes
+        let isSetCookie = value.contains { $0 == ";" } && value.split(separator: ";").dropFirst().contains { part in
+            attributes.contains(part.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
+        }
+        var parts: [String] = []
+        for (index, part) in value.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
+            let piece = String(part)
+            guard let equals = piece.firstIndex(of: "=") else {
+                parts.append(piece)
+                continue
+            }
+            let name = String(piece[..<equals])
+            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+            if isSetCookie && (index > 0 || attributes.contains(key)) {
+                parts.append(piece)
+                continue
+            }
+            removed.insert(String(piece[piece.index(after: equals)...]))
+            parts.append(name + "=" + VCRConfiguration.filteredPlaceholder)
+        }
+        return parts.joined(separator: ";")
+    }
+}
