@@ -66,14 +66,20 @@ enum RequestFilter {
             )
             setBody(filtered, of: &request)
         }
-        if !removed.isEmpty { replaceEchoes(of: removed, in: &request) }
-        return request
+        return replacingEchoes(of: removed, in: request)
     }
 
     /// What was filtered out, wherever else the request carries it: its URL (a password in a path), the headers
     /// left in clear, the body. Deterministic, so the live request and its recording still match.
+    static func replacingEchoes(of removed: SecretValues, in request: URLRequest) -> URLRequest {
+        guard !removed.isEmpty else { return request }
+        var request = request
+        replaceEchoes(of: removed, in: &request)
+        return request
+    }
+
     private static func replaceEchoes(of removed: SecretValues, in request: inout URLRequest) {
-        if let url = request.url, let echoed = URL(string: removed.replacingEchoes(in: url.absoluteString)) {
+        if let url = request.url, let echoed = URL(string: removed.replacingEchoes(inURL: url.absoluteString)) {
             request.url = echoed
         }
         for (name, value) in request.allHTTPHeaderFields ?? [:] where value != VCRConfiguration.filteredPlaceholder {
@@ -119,7 +125,7 @@ enum RequestFilter {
             components.percentEncodedQuery = filtered.isEmpty ? nil : filtered
         }
         if filtersByName {
-            let placeholder = String(decoding: FormCoding.encode(VCRConfiguration.filteredPlaceholder, as: .query), as: UTF8.self)
+            let placeholder = SecretValues.urlPlaceholder
             // The userinfo of a URL is a credential, whatever it holds.
             if let password = components.password {
                 removed.insert(password)

@@ -9,6 +9,8 @@ enum ResponseFilter {
     struct Outcome {
         var response: RecordedResponse
         var chunks: [Data]
+        /// Every secret filtered out of the response, and the request's.
+        var removed: SecretValues
     }
 
     /// - Returns: nil when `beforeRecordResponse` says not to record this response.
@@ -67,27 +69,27 @@ enum ResponseFilter {
             sensitive.hiding(in: &recorded)
             body = sensitive.hiding(body)
         }
-        body = filterSecrets(of: &recorded, body: body, requestSecrets: requestSecrets, configuration: configuration)
+        var removed = requestSecrets
+        body = filterSecrets(of: &recorded, body: body, removed: &removed, configuration: configuration)
         if body != originalBody || recorded.headers[field: "Content-Encoding"] == nil {
             if recorded.headers[field: "Content-Length"] != nil {
                 recorded.headers[field: "Content-Length"] = String(body.count)
             }
         }
         let outChunks = body == originalBody ? chunks : spread(body, over: chunks.map(\.count))
-        return Outcome(response: recorded, chunks: outChunks)
+        return Outcome(response: recorded, chunks: outChunks, removed: removed)
     }
 
     /// A response's secret-named headers (`Set-Cookie` keeps its cookie names) and body keys written as the
     /// placeholder, then every secret of the request or the response replaced wherever it comes back: body,
-    /// headers, URL. Returns the body.
+    /// headers, URL. `removed` holds the request's secrets and gets the response's. Returns the body.
     static func filterSecrets(
         of recorded: inout RecordedResponse,
         body: Data,
-        requestSecrets: SecretValues,
+        removed: inout SecretValues,
         configuration: VCRConfiguration
     ) -> Data {
         let secrets = SecretFilter(configuration: configuration)
-        var removed = requestSecrets
         var body = body
         if secrets.isActive {
             for index in recorded.headers.indices where secrets.isSecret(headerName: recorded.headers[index].name) {
@@ -111,7 +113,7 @@ enum ResponseFilter {
 
     /// The secrets in a response's URL and header values (but for the placeholders already there).
     static func replaceEchoes(of removed: SecretValues, in recorded: inout RecordedResponse) {
-        recorded.url = removed.replacingEchoes(in: recorded.url)
+        recorded.url = removed.replacingEchoes(inURL: recorded.url)
         for index in recorded.headers.indices where recorded.headers[index].value != VCRConfiguration.filteredPlaceholder {
             recorded.headers[index].value = removed.replacingEchoes(in: recorded.headers[index].value)
         }
@@ -123,15 +125,19 @@ enum ResponseFilter {
         to next: URLRequest,
         request: URLRequest,
         configuration: VCRConfiguration,
-        requestSecrets: SecretValues = SecretValues()
+        requestSecrets: SecretValues = SecretValues(),
+        removed: inout SecretValues
     ) -> (RecordedResponse, RecordedRequest) {
         var recorded = RecordedResponse(response)
         filterURLs(of: &recorded, request: request, configuration: configuration)
         SensitiveData(configuration).hiding(in: &recorded)
-        _ = filterSecrets(of: &recorded, body: Data(), requestSecrets: requestSecrets, configuration: configuration)
+        var hopSecrets = requestSecrets
+        _ = filterSecrets(of: &recorded, body: Data(), removed: &hopSecrets, configuration: configuration)
+        removed.formUnion(hopSecrets)
         let filteredHop = RequestFilter.filter(next, with: configuration)
             ?? RequestFilter.filterIgnoringBeforeRecordRequest(next, with: configuration)
-        return (recorded, RecordedRequest(filteredHop))
+        // A cookie the hop set, sent on to the next request: hidden there too.
+        return (recorded, RecordedRequest(RequestFilter.replacingEchoes(of: hopSecrets, in: filteredHop)))
     }
 
     /// An error as it goes on the tape, its failing URL filtered like the request's.

@@ -39,10 +39,25 @@ struct SecretFilter {
         Set(BodyRewriter.keys(in: body, contentType: contentType).filter(isSecret(key:)))
     }
 
+    /// The type a body is read as when looking for secrets: as the scanner reads it, so that what the save-time
+    /// check would find is what recording filters. JSON is JSON whatever the server called it (`text/html` from
+    /// a careless API), and an untyped body of `name=value` pairs is a form.
+    static func typeForSecrets(of body: Data, contentType: String?) -> String? {
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json") || type.contains("x-www-form-urlencoded") { return contentType }
+        let first = body.first { !(UInt8(ascii: " ") == $0 || (9...13).contains($0)) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return "application/json" }
+        if type.isEmpty, SecretScanner.looksLikeForm(String(decoding: body.prefix(1_000_000), as: UTF8.self)) {
+            return "application/x-www-form-urlencoded"
+        }
+        return contentType
+    }
+
     /// A JSON or form body with every secret-named key's value written as the placeholder, but for the keys the
     /// configuration replaces itself (`exempt`: its choice wins). Returns the secrets it removed in `removed`.
     func filterBody(_ body: Data, contentType: String?, exempt: Set<String> = [], removed: inout SecretValues) -> Data {
         guard isActive, !body.isEmpty else { return body }
+        let contentType = Self.typeForSecrets(of: body, contentType: contentType)
         let keys = secretKeys(in: body, contentType: contentType).subtracting(exempt)
         guard !keys.isEmpty else { return body }
         removed.insert(contentsOf: BodyRewriter.values(forKeys: keys, in: body, contentType: contentType))
@@ -77,6 +92,10 @@ struct SecretFilter {
 /// match too much.
 struct SecretValues {
     static let minimumLength = 5
+    /// ``VCRConfiguration/filteredPlaceholder`` as it is written in a URL: `%5BFILTERED%5D`.
+    static let urlPlaceholder = String(
+        decoding: FormCoding.encode(VCRConfiguration.filteredPlaceholder, as: .query), as: UTF8.self
+    )
 
     private(set) var values: Set<String> = []
 
@@ -111,10 +130,19 @@ struct SecretValues {
     }
 
     func replacingEchoes(in text: String) -> String {
+        replacingEchoes(in: text, with: VCRConfiguration.filteredPlaceholder)
+    }
+
+    /// In a URL the placeholder is written percent-encoded, as the query filters write it, so it stays a URL.
+    func replacingEchoes(inURL text: String) -> String {
+        replacingEchoes(in: text, with: Self.urlPlaceholder)
+    }
+
+    private func replacingEchoes(in text: String, with placeholder: String) -> String {
         guard !values.isEmpty else { return text }
         var result = text
         for form in forms where result.contains(form) {
-            result = result.replacingOccurrences(of: form, with: VCRConfiguration.filteredPlaceholder)
+            result = result.replacingOccurrences(of: form, with: placeholder)
         }
         return result
     }

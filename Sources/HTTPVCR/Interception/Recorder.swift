@@ -162,10 +162,14 @@ final class Recording: @unchecked Sendable {
         guard let cassette else { return }
         let events = self.events.withLock { $0 }
         let configuration = cassette.configuration
-        // What the filters took out of the request: the response must not echo it either.
-        let requestSecrets = RequestFilter.secrets(of: live, with: configuration)
+        // What the filters took out of the request, and out of what this cassette recorded before: none of it may
+        // come back anywhere in this interaction.
+        // Grows as the interaction goes: a cookie a redirect hop set is hidden in the final response too.
+        var learned = RequestFilter.secrets(of: live, with: configuration)
+        let earlierSecrets = cassette.recordedSecrets
+        learned.formUnion(earlierSecrets)
         let chapter = cassette.reserveChapter()
-        var recordedRequest = RecordedRequest(filtered)
+        var recordedRequest = RecordedRequest(RequestFilter.replacingEchoes(of: earlierSecrets, in: filtered))
         recordedRequest.recordedAt = recordedAt
         var scenes = [(
             scene: Scene(chapter: chapter, time: 0, event: .request(recordedRequest)),
@@ -180,7 +184,8 @@ final class Recording: @unchecked Sendable {
             switch event {
             case let .redirect(hop, next):
                 let (recordedHop, recordedNext) = ResponseFilter.filterRedirect(
-                    hop, to: next, request: filtered, configuration: configuration, requestSecrets: requestSecrets
+                    hop, to: next, request: filtered, configuration: configuration, requestSecrets: learned,
+                    removed: &learned
                 )
                 scenes.append((Scene(chapter: chapter, time: time, event: .redirect(recordedHop, to: recordedNext)), anchor, order))
             case let .response(received):
@@ -192,25 +197,27 @@ final class Recording: @unchecked Sendable {
             case let .error(error):
                 if let response {
                     appendResponse(
-                        response, chunks: chunks, stamps: bodyStamps, secrets: requestSecrets, to: &scenes, chapter: chapter
+                        response, chunks: chunks, stamps: bodyStamps, secrets: learned, learned: &learned,
+                        to: &scenes, chapter: chapter
                     )
                 }
                 response = nil
                 let recorded = ResponseFilter.filterError(
-                    error, request: filtered, configuration: configuration, requestSecrets: requestSecrets
+                    error, request: filtered, configuration: configuration, requestSecrets: learned
                 )
                 scenes.append((Scene(chapter: chapter, time: time, event: .error(recorded)), anchor, order))
             case .completion:
                 if let response {
                     guard appendResponse(
-                        response, chunks: chunks, stamps: bodyStamps, secrets: requestSecrets, to: &scenes, chapter: chapter
+                        response, chunks: chunks, stamps: bodyStamps, secrets: learned, learned: &learned,
+                        to: &scenes, chapter: chapter
                     ) else { return }  // beforeRecordResponse said not to record it
                 }
                 response = nil
                 scenes.append((Scene(chapter: chapter, time: time, event: .completion), anchor, order))
             }
         }
-        cassette.commit(scenes)
+        cassette.commit(scenes, secrets: learned)
     }
 
     /// Appends the response and its chunks, filtered. Returns false when the response is not to be recorded.
@@ -220,6 +227,7 @@ final class Recording: @unchecked Sendable {
         chunks: [Data],
         stamps: [(anchor: Int, order: UInt64)],
         secrets: SecretValues,
+        learned: inout SecretValues,
         to scenes: inout [(scene: Scene, anchor: Int, order: UInt64)],
         chapter: Int
     ) -> Bool {
@@ -228,6 +236,7 @@ final class Recording: @unchecked Sendable {
             response: response, chunks: chunks, request: filtered, configuration: cassette.configuration,
             requestSecrets: secrets
         ) else { return false }
+        learned.formUnion(outcome.removed)
         let responseStamp = stamps.first ?? (cassette.playhead, DispatchTime.now().uptimeNanoseconds)
         scenes.append((
             Scene(chapter: chapter, time: seconds(since: responseStamp.order), event: .response(outcome.response)),

@@ -44,6 +44,9 @@ public final class Cassette: @unchecked Sendable {
         var scenes: [(anchor: Int, order: UInt64, scene: Scene)] = []
         var nextChapter: Int
         var hasChanges: Bool
+        /// Every secret filtered from what was recorded so far: replaced wherever it comes back in a later
+        /// recording (a token from a login response in a later request's path). Kept in memory only.
+        var secrets = SecretValues()
     }
 
     init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
@@ -228,13 +231,17 @@ public final class Cassette: @unchecked Sendable {
     }
 
     /// Writes a finished recording onto the tape, each scene at the playhead of the moment it happened.
-    func commit(_ scenes: [(scene: Scene, anchor: Int, order: UInt64)]) {
-        guard !scenes.isEmpty else { return }
+    func commit(_ scenes: [(scene: Scene, anchor: Int, order: UInt64)], secrets: SecretValues = SecretValues()) {
         recording.withLock { recorded in
+            recorded.secrets.formUnion(secrets)
+            guard !scenes.isEmpty else { return }
             recorded.scenes.append(contentsOf: scenes.map { ($0.anchor, $0.order, $0.scene) })
             recorded.hasChanges = true
         }
     }
+
+    /// The secrets filtered from this cassette's recordings so far.
+    var recordedSecrets: SecretValues { recording.withLock { $0.secrets } }
 
     /// Where a scene happening now goes on the tape.
     var playhead: Int { playback.playhead }

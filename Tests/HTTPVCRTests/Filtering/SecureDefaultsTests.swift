@@ -302,6 +302,36 @@ extension VCRTests {
             }
         }
 
+        @Test func aSecretFromAnEarlierResponseIsHiddenInLaterRequests() async throws {
+            let folder = try TemporaryFolder()
+            let token = Self.secret("issued")
+            // A login answering with a token the request never held in clear (httpbin decodes the base64 path).
+            let login = Data(#"{"access_token":"\#(token)","token_type":"bearer"}"#.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            func flow() async throws -> [Int] {
+                let (data, _) = try await session.data(from: try HTTPBin.url("/base64/\(login)"))
+                let issued = try #require(
+                    (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["access_token"] as? String
+                )
+                let path = try #require(issued.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed))
+                let (_, response) = try await session.data(from: try HTTPBin.url("/anything/files/\(path)"))
+                return [(response as? HTTPURLResponse)?.statusCode ?? 0]
+            }
+            try await holdingCassettes {
+                let recorded = try await withCassette("flow", in: folder.path) { _ in try await flow() }
+                let file = folder.url.appendingPathComponent("flow.json")
+                let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+                #expect(!text.contains(token))
+                #expect(text.contains("/anything/files/%5BFILTERED%5D"))
+                let replayed = try await withCassette("flow", in: folder.path, { $0.recordMode = .none }) { cassette in
+                    let replayed = try await flow()
+                    #expect(cassette.allPlayed)
+                    return replayed
+                }
+                #expect(replayed == recorded)
+            }
+        }
+
         @Test func aNameOnlyTheUserKnowsIsFilteredOnceNamed() async throws {
             let folder = try TemporaryFolder()
             let value = Self.secret("tenant")
