@@ -45,7 +45,9 @@ enum RequestFilter {
         let secrets = SecretFilter(configuration: configuration)
         if configuration.pathFilter != nil || configuration.queryParametersFilter != nil || secrets.isActive,
            let url = request.url {
-            request.url = filter(url, of: request, with: configuration, removed: &removed)
+            // Setting a URLRequest's URL costs as much as matching it: only when it changed.
+            let filtered = filter(url, of: request, with: configuration, removed: &removed)
+            if filtered != url { request.url = filtered }
         }
         filterHeaders(&request, with: configuration, secrets: secrets, removed: &removed)
         if let body = request.httpBody, !body.isEmpty {

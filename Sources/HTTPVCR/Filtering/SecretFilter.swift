@@ -8,7 +8,16 @@ import FoundationNetworking
 /// that were removed, so that the same values are replaced wherever they come back (an echo: httpbin's
 /// `/anything`, an error body quoting the request).
 struct SecretFilter {
-    let configuration: VCRConfiguration
+    /// ``VCRConfiguration/filtersSecrets``.
+    let filtersSecrets: Bool
+    /// ``VCRConfiguration/secretNames``.
+    let secretNames: Set<String>
+
+    /// Only the two settings are kept: this is made for every live request, and a configuration is a large copy.
+    init(configuration: VCRConfiguration) {
+        filtersSecrets = configuration.filtersSecrets
+        secretNames = configuration.secretNames
+    }
 
     /// Names a `.replacing` filter of the configuration takes care of: its replacement wins over the placeholder.
     static func exempt<Value>(_ replacements: [String: Value]?) -> Set<String> {
@@ -16,22 +25,22 @@ struct SecretFilter {
     }
 
     /// Whether anything is filtered by name at all.
-    var isActive: Bool { configuration.filtersSecrets || !configuration.secretNames.isEmpty }
+    var isActive: Bool { filtersSecrets || !secretNames.isEmpty }
 
     func isSecret(headerName name: String) -> Bool {
-        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
-        return configuration.filtersSecrets && SecretNames.isSecret(headerName: name)
+        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        return filtersSecrets && SecretNames.isSecret(headerName: name)
     }
 
     func isSecret(key: String) -> Bool {
-        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(key) }) { return true }
-        return configuration.filtersSecrets && SecretNames.isSecret(key: key)
+        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(key) }) { return true }
+        return filtersSecrets && SecretNames.isSecret(key: key)
     }
 
     /// A query parameter: a bare `key` counts too (`?key=AIza…` is an API key), as it does for `vcr lint`.
     func isSecret(queryName name: String) -> Bool {
-        if configuration.secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
-        return configuration.filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
+        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        return filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
     }
 
     /// The secret-named keys of a JSON or form body.

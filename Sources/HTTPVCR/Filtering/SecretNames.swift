@@ -4,28 +4,37 @@ import Foundation
 /// stand for one already removed. Recording filters by it (``VCRConfiguration/filtersSecrets``), the save-time
 /// check and `vcr lint` scan by it, so what is filtered and what is reported never drift apart.
 package enum SecretNames {
-    /// Names that are secrets however they are spelled (compared lowercased, letters and digits only).
-    private static let names: Set<String> = [
+    // Every name is compared normalized (ASCII letters and digits, lowercased) and as bytes: this runs on every
+    // header and parameter of every live request, and String searching cost more than matching the request.
+
+    /// Names that are secrets however they are spelled.
+    private static let names: Set<[UInt8]> = bytes([
         "auth", "pwd", "pass", "passwd", "password", "secret", "token", "sig", "signature", "session", "sessionid",
         "sid", "jwt", "apikey", "cookie", "setcookie",
-    ]
+    ])
     /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`.
-    private static let fragments = [
+    private static let fragments: [[UInt8]] = Array(bytes([
         "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey",
         "authorization", "sessionid", "sessionkey", "signature",
-    ]
+    ]))
     /// Names with a secret word that describe a secret rather than hold one: `token_type`, `expires_in`,
     /// `pageToken`, `password_required`.
-    private static let describingSuffixes = [
+    private static let describingSuffixes: [[UInt8]] = Array(bytes([
         "type", "expiresin", "expiresat", "expires", "expiry", "expiration", "count", "url", "uri", "endpoint",
         "hint", "length", "required", "enabled", "policy", "ttl", "lifetime", "format",
-    ]
-    private static let describingFragments = ["page", "cursor", "nexttoken", "continuation", "synctoken"]
+    ]))
+    private static let describingFragments: [[UInt8]] = Array(bytes([
+        "page", "cursor", "nexttoken", "continuation", "synctoken",
+    ]))
 
     /// Headers whose whole value is a credential, whatever the words in their names.
-    private static let credentialHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "cookie2", "set-cookie2",
-    ]
+    private static let credentialHeaders: Set<[UInt8]> = bytes([
+        "authorization", "proxyauthorization", "cookie", "setcookie", "cookie2", "setcookie2",
+    ])
+    /// Challenges and policies name secrets without holding any: `WWW-Authenticate`, `Authentication-Info`.
+    private static let challengeSuffix = Array("authenticate".utf8)
+    private static let authenticationInfo = Array("authenticationinfo".utf8)
+    private static let key = Array("key".utf8)
 
     /// `Set-Cookie` attributes: names that are not cookies.
     package static let cookieAttributes: Set<String> = [
@@ -36,28 +45,30 @@ package enum SecretNames {
     /// Whether a query parameter, form field or JSON key of this name holds a secret. A bare `key` counts only in
     /// URLs (`?key=AIza…`), where it is an API key; in bodies it is far too common.
     package static func isSecret(key name: String, inURL: Bool = false) -> Bool {
-        let normalized = normalize(name)
-        guard !normalized.isEmpty else { return false }
-        if inURL, normalized == "key" { return true }
-        if names.contains(normalized) { return true }
-        guard fragments.contains(where: normalized.contains) else { return false }
-        if describingSuffixes.contains(where: normalized.hasSuffix) { return false }
-        if describingFragments.contains(where: normalized.contains) { return false }
-        return true
+        isSecret(normalized: normalize(name), inURL: inURL)
     }
 
     /// Whether a header's whole value is a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `Set-Cookie`, and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
     package static func isSecret(headerName name: String) -> Bool {
-        let lower = name.lowercased()
-        if credentialHeaders.contains(lower) { return true }
-        // Challenges and policies name secrets without holding any.
-        if lower.hasSuffix("-authenticate") || lower == "authentication-info" { return false }
-        return isSecret(key: name)
+        let normalized = normalize(name)
+        if credentialHeaders.contains(normalized) { return true }
+        if hasSuffix(normalized, challengeSuffix) || normalized == authenticationInfo { return false }
+        return isSecret(normalized: normalized, inURL: false)
+    }
+
+    private static func isSecret(normalized: [UInt8], inURL: Bool) -> Bool {
+        guard !normalized.isEmpty else { return false }
+        if inURL, normalized == key { return true }
+        if names.contains(normalized) { return true }
+        guard fragments.contains(where: { contains(normalized, $0) }) else { return false }
+        if describingSuffixes.contains(where: { hasSuffix(normalized, $0) }) { return false }
+        if describingFragments.contains(where: { contains(normalized, $0) }) { return false }
+        return true
     }
 
     /// Lowercased ASCII letters and digits: `X-API-Key`, `x_api_key` and `xApiKey` are one name.
-    private static func normalize(_ name: String) -> String {
+    private static func normalize(_ name: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(name.utf8.count)
         for byte in name.utf8 {
@@ -67,7 +78,25 @@ package enum SecretNames {
             default: continue
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
+    }
+
+    private static func bytes(_ words: [String]) -> Set<[UInt8]> {
+        Set(words.map { Array($0.utf8) })
+    }
+
+    private static func hasSuffix(_ text: [UInt8], _ suffix: [UInt8]) -> Bool {
+        text.count >= suffix.count && text[(text.count - suffix.count)...].elementsEqual(suffix)
+    }
+
+    private static func contains(_ text: [UInt8], _ part: [UInt8]) -> Bool {
+        guard part.count <= text.count, let first = part.first else { return part.isEmpty }
+        var start = 0
+        while start + part.count <= text.count {
+            if text[start] == first, text[start..<(start + part.count)].elementsEqual(part) { return true }
+            start += 1
+        }
+        return false
     }
 
     // MARK: Placeholders
