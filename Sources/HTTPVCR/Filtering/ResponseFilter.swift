@@ -30,7 +30,10 @@ enum ResponseFilter {
 
         // URLSession hands over bodies already decoded; the tape must not claim otherwise. A body that still is
         // encoded is decoded only when a filter has to read it.
-        if let encoding = recorded.headers[field: "Content-Encoding"], isCompression(encoding) {
+        // A response with no body (HEAD, 204, 304) keeps the length and encoding the server announced.
+        let hasBody = !originalBody.isEmpty
+        let announcedEncoding = recorded.headers[field: "Content-Encoding"]
+        if hasBody, let encoding = announcedEncoding, isCompression(encoding) {
             if let decoded = Inflate.decode(body, contentEncoding: encoding) {
                 let secrets = SecretFilter(configuration: configuration)
                 if configuration.responseBodyFilter != nil || configuration.beforeRecordResponse != nil
@@ -71,7 +74,8 @@ enum ResponseFilter {
         }
         var removed = requestSecrets
         body = filterSecrets(of: &recorded, body: body, removed: &removed, configuration: configuration)
-        if body != originalBody || recorded.headers[field: "Content-Encoding"] == nil {
+        let encodingRemoved = announcedEncoding != nil && recorded.headers[field: "Content-Encoding"] == nil
+        if (hasBody || !body.isEmpty) && (body != originalBody || encodingRemoved || announcedEncoding == nil) {
             if recorded.headers[field: "Content-Length"] != nil {
                 recorded.headers[field: "Content-Length"] = String(body.count)
             }
