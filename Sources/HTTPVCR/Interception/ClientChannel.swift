@@ -63,6 +63,14 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         onStop?()
     }
 
+    /// `request` with the cookies the session stored for its URL: a hop followed while recording.
+    func addingCookies(to request: URLRequest) -> URLRequest {
+        guard let instance = state.withLock({ $0.protocolInstance }), let jar = CookieJar(for: instance) else {
+            return request
+        }
+        return jar.addingCookies(to: request)
+    }
+
     func whenStopped(_ action: @escaping @Sendable () -> Void) {
         let stopped = state.withLock { state in
             let stopped = state.isStopped && state.relay == nil
@@ -75,7 +83,11 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     /// Tells the client `event`, or passes it on to the next request's channel once a hop was reported.
     func send(_ event: ClientEvent) {
         if let relay = state.withLock({ $0.relay }) { return relay.pass(event) }
-        if case let .redirect(hop, target, method) = event { return reportRedirect(hop, to: target, method: method) }
+        if case let .redirect(hop, target, method) = event {
+            // Stored now, whether the hop is reported or followed here: the next request must carry them.
+            state.withLock { $0.protocolInstance }?.storeCookies(of: hop)
+            return reportRedirect(hop, to: target, method: method)
+        }
         toClient(ending: event.isEnd) { [self] instance, client in
             client.receive(state.withLock { $0.delivery.deliver(event) }, from: instance)
         }

@@ -101,6 +101,8 @@ struct ClientDelivery {
 extension URLProtocolClient {
     /// Tells the client what ``ClientDelivery/deliver(_:)`` said to.
     func receive(_ delivered: (body: Data?, event: ClientEvent?), from protocolInstance: URLProtocol) {
+        // Cookies first: a completion handler may make the next request as soon as it is told.
+        if case let .response(response)? = delivered.event { protocolInstance.storeCookies(of: response) }
         if let body = delivered.body { ClientEvent.data(body).send(to: self, from: protocolInstance) }
         delivered.event?.send(to: self, from: protocolInstance)
     }

@@ -62,8 +62,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        recording(for: task)?.redirected(response, to: request)
-        completionHandler(request)
+        completionHandler(recording(for: task)?.redirected(response, to: request) ?? request)
     }
 
     func urlSession(
@@ -128,9 +127,12 @@ final class Recording: @unchecked Sendable {
         events.withLock { $0.append((event, anchor, order)) }
     }
 
-    func redirected(_ response: HTTPURLResponse, to request: URLRequest) {
-        append(.redirect(response, request))
+    /// Returns the request to send next: with the cookies the hop set, as the native loader would send it.
+    func redirected(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest {
         if let url = request.url { channel?.send(.redirect(response, to: url, method: request.httpMethod)) }
+        let next = channel?.addingCookies(to: request) ?? request
+        append(.redirect(response, next))
+        return next
     }
 
     func received(_ response: HTTPURLResponse) {
