@@ -61,6 +61,35 @@ public struct PlaybackMode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var description: String { ".\(rawValue)" }
 }
 
+/// When replayed scenes reach the client.
+public enum ReplayTiming: Sendable, Hashable, CustomStringConvertible {
+    /// As soon as playback order allows: no waiting. The default.
+    case instant
+    /// Each scene (the response, every chunk, the end) at the offset from the request's start at which it was
+    /// recorded: a 1 s response takes about 1 s, a stream arrives at its pace.
+    case recorded
+    /// The recorded offsets multiplied by a factor: `.scaled(0.1)` replays ten times faster, `.scaled(2)` twice as
+    /// slow. A factor of 0 or less is `.instant`.
+    case scaled(Double)
+
+    /// The factor on recorded offsets; nil when nothing waits.
+    var factor: Double? {
+        switch self {
+        case .instant: nil
+        case .recorded: 1
+        case let .scaled(factor): factor > 0 && factor.isFinite ? factor : nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .instant: ".instant"
+        case .recorded: ".recorded"
+        case let .scaled(factor): ".scaled(\(factor))"
+        }
+    }
+}
+
 /// Which hosts a cassette intercepts. Requests to other hosts go to the network, unrecorded.
 ///
 /// ```swift

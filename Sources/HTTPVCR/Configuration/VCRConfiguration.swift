@@ -34,6 +34,11 @@ public struct VCRConfiguration: Sendable {
     /// In chronological playback, how long to wait for a request whose scene is next on the tape before
     /// going on with the requests that are waiting. Long enough for requests a test starts together.
     public var chronologicalWait: TimeInterval = 0.3
+    /// When replayed scenes reach the client: at once (`.instant`, the default), at their recorded offsets from the
+    /// request's start (`.recorded`), or at those offsets times a factor (`.scaled`). Playback order still holds: a
+    /// scene that is not due yet holds back the deliveries queued after it (in `.momentary` mode too, where they
+    /// wait in the order their requests matched).
+    public var replayTiming: ReplayTiming = .instant
 
     // MARK: Filters (see Docs/Filters.md)
 

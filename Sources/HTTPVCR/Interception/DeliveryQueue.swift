@@ -28,6 +28,8 @@ struct Delivery {
     let chapter: Int
     /// The chapter's last delivery: a completion or an error.
     let isEnd: Bool
+    /// Not to be handed over before this uptime (nanoseconds; ``ReplayTiming``); 0: at once.
+    var due: UInt64 = 0
 
     static func isEnd(_ event: Scene.Event) -> Bool {
         switch event {
@@ -104,9 +106,11 @@ final class DeliveryQueue: @unchecked Sendable {
         if takesTurn { deliverHoldingTheTurn() }
     }
 
-    private func deliverHoldingTheTurn() {
+    /// `waiting`: a delivery taken from the queue before, that had to wait until it was due.
+    private func deliverHoldingTheTurn(startingWith waiting: Delivery? = nil) {
+        var carried = waiting
         while true {
-            let delivery: Delivery? = state.withLock { state in
+            let delivery: Delivery? = carried ?? state.withLock { state in
                 guard state.next < state.pending.count else {
                     state.pending.removeAll(keepingCapacity: true)
                     state.next = 0
@@ -116,10 +120,19 @@ final class DeliveryQueue: @unchecked Sendable {
                 defer { state.next += 1 }
                 return state.pending[state.next]
             }
-            guard let delivery else { return }
+            carried = nil
+            guard var delivery else { return }
+            if delivery.due != 0, delivery.due > DispatchTime.now().uptimeNanoseconds {
+                // Keeps the turn: what was queued after it waits, so order holds.
+                let due = DispatchTime(uptimeNanoseconds: delivery.due)
+                delivery.due = 0
+                return DispatchQueue.global().asyncAfter(deadline: due) { [self, delivery] in
+                    deliverHoldingTheTurn(startingWith: delivery)
+                }
+            }
             guard delivery.receiver.isOnClientQueue, !(delivery.isEnd && delivery.receiver.yieldsBeforeEnding()) else {
                 // The turn moves to the client's queue, and what follows is delivered from there.
-                return delivery.receiver.onClientQueue { [self] in
+                return delivery.receiver.onClientQueue { [self, delivery] in
                     hand(delivery)
                     deliverHoldingTheTurn()
                 }

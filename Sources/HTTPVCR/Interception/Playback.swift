@@ -35,6 +35,8 @@ final class Playback: @unchecked Sendable {
         let matchers: [Matcher]
         /// A request whose matches were all played replays the last of them again.
         let allowsPlaybackRepeats: Bool
+        /// ``VCRConfiguration/replayTiming``'s factor on recorded offsets; nil: at once.
+        var timingFactor: Double? = nil
         /// The configuration's request filters, for a tape recorded before them: a live request that matches
         /// nothing is matched again against the tape's requests as these filters would write them now (a cassette
         /// recorded before ``VCRConfiguration/filtersSecrets`` holds its secrets in clear, and still replays).
@@ -54,6 +56,8 @@ final class Playback: @unchecked Sendable {
         /// The requests `index` matches: the recorded ones, or once ``Policy/refilter`` was needed, them filtered.
         var matchRequests: [RecordedRequest]
         var isRefiltered = false
+        /// When each chapter replaying with timing started (uptime nanoseconds): its scenes are due from then.
+        var startedAt: [Int: UInt64] = [:]
         var player: Player
         var matched: [Bool]
         var finished: [Bool]
@@ -102,6 +106,8 @@ final class Playback: @unchecked Sendable {
     /// Matches a (filtered) live request against the tape and starts replaying it: hands the chapter back whole,
     /// or queues its scenes for the receiver `makeReceiver` makes (made only then); or says to record or refuse.
     func play(_ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: () -> any SceneReceiver) -> Decision {
+        // A chapter handed over whole cannot wait for its scenes to be due.
+        let mayHandOverWhole = mayHandOverWhole && policy.timingFactor == nil
         let decision: Decision = state.withLock { state in
             if policy.recordMode == .all { return .record }
             if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
@@ -156,6 +162,7 @@ final class Playback: @unchecked Sendable {
         )
         guard let chapter else { return nil }
         matched[chapter] = true
+        if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
         // A chapter with a hop goes through a receiver, which reports the hop where the loader takes hops.
         if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
             if state.player.takeWhole(chapter: chapter) {
@@ -191,15 +198,30 @@ final class Playback: @unchecked Sendable {
         if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
             return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
         }
-        deliveries.enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()))
+        if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
+        enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()), in: &state, counts: false)
         return .replaying
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
     /// of it, so that code awaiting the response sees it played.
-    private func enqueue(_ batch: [Delivery], in state: inout State) {
-        for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
-        deliveries.enqueue(batch)
+    private func enqueue(_ batch: [Delivery], in state: inout State, counts: Bool = true) {
+        if counts {
+            for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
+        }
+        guard let factor = policy.timingFactor else { return deliveries.enqueue(batch) }
+        var timed = batch
+        for index in timed.indices {
+            let delivery = timed[index]
+            guard let start = state.startedAt[delivery.chapter] else { continue }
+            // A completion added after a cut-off chapter's last scene is due with it.
+            let position = delivery.scene ?? layout.scenesOfChapter[delivery.chapter].last
+            let offset = position.map { scenes[$0].time } ?? 0
+            // Bounded (a day): a cassette's times are read from a file, and a wild one must not trap.
+            let wait = min(max(0, offset * factor), 86_400)
+            timed[index].due = start + UInt64((wait * 1e9).rounded())
+        }
+        deliveries.enqueue(timed)
     }
 
     /// Counts a chapter as played, once.

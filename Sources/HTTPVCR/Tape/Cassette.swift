@@ -137,6 +137,7 @@ public final class Cassette: @unchecked Sendable {
                 isWriteProtected: isWriteProtected,
                 matchers: resolvedMatchers,
                 allowsPlaybackRepeats: configuration.allowsPlaybackRepeats,
+                timingFactor: configuration.replayTiming.factor,
                 refilter: { [configuration] recorded in
                     var request = RecordedRequest(
                         RequestFilter.filterIgnoringBeforeRecordRequest(recorded.urlRequest, with: configuration)
