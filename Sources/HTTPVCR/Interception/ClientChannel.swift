@@ -23,7 +23,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
     private struct State {
         var protocolInstance: VCRURLProtocol?
         var isStopped = false
-        var delivery = ClientDelivery()
+        var delivery: ClientDelivery
         /// Called when the client is gone, to stop a recording in flight.
         var onStop: (@Sendable () -> Void)?
         /// The end is to be (or was) delivered from a block sent to the client's queue after the caller was seen
@@ -39,7 +39,10 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         self.originalURL = protocolInstance.request.url
         self.redirectHandling = redirectHandling
         self.caller = caller
-        self.state = Locked(State(protocolInstance: protocolInstance))
+        self.state = Locked(State(
+            protocolInstance: protocolInstance,
+            delivery: ClientDelivery(streamsChunks: ClientDelivery.takesChunks(protocolInstance))
+        ))
     }
 
     // MARK: The client end

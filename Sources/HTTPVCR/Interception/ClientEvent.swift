@@ -66,13 +66,20 @@ enum ClientEvent {
 
 /// Turns a load's events into the client calls that convey them, whichever way they came (a chapter handed over
 /// whole, scenes delivered one by one, a recording in flight):
-/// - On Linux the body goes in one `didLoad`, just before the end: swift-corelibs-foundation keeps only the last
-///   chunk for completion-handler and async callers. Elsewhere each chunk goes as it comes.
+/// - Each chunk goes as it comes where the client takes chunks (``takesChunks(_:)``). Elsewhere the body goes in
+///   one `didLoad`, just before the end: swift-corelibs-foundation keeps only the last chunk for completion-handler
+///   and async callers.
 /// - What body there is goes before an error.
 /// - Nothing goes after the end; redirects are left to the caller.
 struct ClientDelivery {
     private var bufferedBody = Data()
     private(set) var hasEnded = false
+    /// Whether chunks go to the client one by one.
+    let streamsChunks: Bool
+
+    init(streamsChunks: Bool) {
+        self.streamsChunks = streamsChunks
+    }
 
     /// What to tell the client of `event` now: a body held back until the end, then the event itself; either may
     /// be nil.
@@ -82,12 +89,9 @@ struct ClientDelivery {
         case .redirect:
             return (nil, nil)
         case let .data(data):
-            #if canImport(FoundationNetworking)
+            if streamsChunks { return (nil, event) }
             if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
             return (nil, nil)
-            #else
-            return (nil, event)
-            #endif
         case .finish, .fail:
             hasEnded = true
             defer { bufferedBody = Data() }
@@ -95,6 +99,27 @@ struct ClientDelivery {
         case .response:
             return (nil, event)
         }
+    }
+}
+
+extension ClientDelivery {
+    /// Whether the client of a load hears of every `didLoad`: on Apple platforms always; with
+    /// swift-corelibs-foundation only for a task that calls its session's data delegate (made without a
+    /// completion handler, not through `data(for:)`), which it tells only from its session's task registry. That
+    /// registry is internal (read with `Mirror`) and must be read on the session's work queue: call from
+    /// `startLoading`. When it cannot be read, one `didLoad`, which every client takes.
+    static func takesChunks(_ protocolInstance: URLProtocol) -> Bool {
+        #if canImport(FoundationNetworking)
+        guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task),
+              session.delegate is URLSessionDataDelegate,
+              let registry = URLSessionInternals.child("taskRegistry", of: session),
+              let behaviours = URLSessionInternals.child("behaviours", of: registry) as? [Int: Any],
+              let behaviour = behaviours[task.taskIdentifier]
+        else { return false }
+        return "\(behaviour)" == "callDelegate"
+        #else
+        return true
+        #endif
     }
 }
 

@@ -20,7 +20,7 @@ struct CookieJar {
     init?(for protocolInstance: URLProtocol) {
         guard protocolInstance.request.httpShouldHandleCookies else { return nil }
         #if canImport(FoundationNetworking)
-        guard let task = protocolInstance.task, let session = Self.session(of: task) else { return nil }
+        guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task) else { return nil }
         let configuration = session.configuration
         guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else {
             return nil
@@ -57,20 +57,28 @@ struct CookieJar {
         return request
     }
 
-    #if canImport(FoundationNetworking)
-    /// corelibs' `URLSessionTask.session`, which is internal.
-    private static func session(of task: URLSessionTask) -> URLSession? {
-        var mirror: Mirror? = Mirror(reflecting: task)
+}
+
+#if canImport(FoundationNetworking)
+/// What swift-corelibs-foundation keeps internal and a protocol needs: read with `Mirror`, so a change of layout
+/// makes these nil (and HTTPVCR falls back) rather than fail to build.
+enum URLSessionInternals {
+    /// `URLSessionTask.session`.
+    static func session(of task: URLSessionTask) -> URLSession? {
+        child("session", of: task) as? URLSession
+    }
+
+    /// The stored property `label` of `object`, looked up through its superclasses.
+    static func child(_ label: String, of object: Any) -> Any? {
+        var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
-            if let child = current.children.first(where: { $0.label == "session" }) {
-                return child.value as? URLSession
-            }
+            if let child = current.children.first(where: { $0.label == label }) { return child.value }
             mirror = current.superclassMirror
         }
         return nil
     }
-    #endif
 }
+#endif
 
 extension URLProtocol {
     /// Stores the cookies a response or hop sets in the session's storage, as the native loader would.

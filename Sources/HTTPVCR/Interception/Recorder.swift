@@ -43,8 +43,13 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
             recordings.withLock { $0[ObjectIdentifier(task)] = (task, recording) }
-            // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
-            recording.channel?.whenStopped { [task] in DispatchQueue.global().async { task.cancel() } }
+            recording.channel?.whenStopped { [task] in
+                // The client went away (a stream it cancelled): what it got so far is recorded now, ending in the
+                // cancellation, before the client hears of it (corelibs stops the protocol first).
+                recording.completed(error: URLError.cancelled(recording.live.url))
+                // Cancelling waits on the session's queue, which stopLoading is running on: hop off it first.
+                DispatchQueue.global().async { task.cancel() }
+            }
             task.resume()
         }
     }
@@ -255,6 +260,18 @@ final class Recording: @unchecked Sendable {
     private func seconds(since order: UInt64) -> TimeInterval {
         let nanoseconds = order >= startedAt ? order - startedAt : 0
         return (Double(nanoseconds) / 1_000_000).rounded() / 1000
+    }
+}
+
+extension URLError {
+    /// The error URLSession gives a task its client cancelled.
+    static func cancelled(_ url: URL?) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: "cancelled"]
+        if let url {
+            info[NSURLErrorFailingURLErrorKey] = url
+            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+        }
+        return URLError(.cancelled, userInfo: info)
     }
 }
 

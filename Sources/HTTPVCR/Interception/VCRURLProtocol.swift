@@ -142,7 +142,9 @@ class VCRURLProtocol: URLProtocol {
     /// until ``Playback/endDirect()``.
     private func handOver(_ chapter: Playback.ReplayedChapter) {
         guard let client, isTaskLive else { return }
-        var delivery = ClientDelivery()
+        let chunks = chapter.positions.lazy.filter { if case .data = chapter.scenes[$0].event { true } else { false } }
+        // Which calls a client takes matters only for a body in more than one piece.
+        var delivery = ClientDelivery(streamsChunks: chunks.dropFirst().isEmpty ? false : ClientDelivery.takesChunks(self))
         for position in chapter.positions {
             guard let event = ClientEvent(chapter.scenes[position].event, fallbackURL: request.url) else { continue }
             client.receive(delivery.deliver(event), from: self)

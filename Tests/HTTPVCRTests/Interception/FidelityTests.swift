@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import HTTPVCR
 import HTTPBinTestSupport
+import TestSupport
 
 extension VCRTests {
     /// Under a cassette the app sees what the server gave it.
@@ -78,6 +79,144 @@ extension VCRTests {
                 }
             }
             #expect(configuration.httpCookieStorage?.cookies?.isEmpty ?? true)
+        }
+
+        @Test func timingReplaysARecordedSecondInASecondOrAtOnce() async throws {
+            let folder = try TemporaryFolder()
+            let url = try HTTPBin.url("/delay/1")
+            func elapsed(_ body: () async throws -> Void) async rethrows -> TimeInterval {
+                let start = Date()
+                try await body()
+                return Date().timeIntervalSince(start)
+            }
+            try await holdingCassettes {
+                try await withCassette("slow", in: folder.path) { _ in _ = try await session.data(from: url) }
+                func replay(_ timing: ReplayTiming) async throws -> TimeInterval {
+                    try await withCassette("slow", in: folder.path, {
+                        $0.recordMode = .none
+                        $0.replayTiming = timing
+                    }) { _ in try await elapsed { _ = try await session.data(from: url) } }
+                }
+                let recorded = try await replay(.recorded)
+                let instant = try await replay(.instant)
+                let halved = try await replay(.scaled(0.5))
+                // Lower bounds are what timing guarantees; upper bounds only say it did not wait for nothing.
+                #expect(recorded >= 0.95, "\(recorded) s")
+                #expect(recorded < 3, "\(recorded) s")
+                #expect(instant < 0.5, "\(instant) s")
+                #expect(halved >= 0.45 && halved < recorded, "\(halved) s")
+            }
+        }
+
+        /// A data delegate that notes each chunk and when it came, and can cancel its task after some.
+        final class ChunkLog: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let started = Date()
+            private let log = Locked<[(data: Data, at: TimeInterval)]>([])
+            private let cancelsAfter: Int?
+            private let done: CheckedContinuation<Error?, Never>
+
+            init(cancelsAfter: Int? = nil, done: CheckedContinuation<Error?, Never>) {
+                self.cancelsAfter = cancelsAfter
+                self.done = done
+            }
+
+            var chunks: [(data: Data, at: TimeInterval)] { log.withLock { $0 } }
+
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                let count = log.withLock { log in
+                    log.append((data, Date().timeIntervalSince(started)))
+                    return log.count
+                }
+                if let cancelsAfter, count == cancelsAfter { dataTask.cancel() }
+            }
+
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                done.resume(returning: error)
+            }
+        }
+
+        /// The chunks a data delegate gets for `url`, and how the task ended.
+        func chunks(
+            of url: URL, through installed: Bool = true, cancellingAfter: Int? = nil
+        ) async -> (chunks: [(data: Data, at: TimeInterval)], error: Error?) {
+            let configuration = URLSessionConfiguration.ephemeral
+            if installed { VCR.install(in: configuration) }
+            var log: ChunkLog?
+            let error = await withCheckedContinuation { (done: CheckedContinuation<Error?, Never>) in
+                let delegate = ChunkLog(cancelsAfter: cancellingAfter, done: done)
+                log = delegate
+                let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+                let task = session.dataTask(with: url)
+                task.resume()
+                session.finishTasksAndInvalidate()
+                // A stream that never gets its chunks through must fail the test, not hang it.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 20) { task.cancel() }
+            }
+            return (log?.chunks ?? [], error)
+        }
+
+        @Test func aDelegateGetsEveryChunkRecordingAndReplaying() async throws {
+            let folder = try TemporaryFolder()
+            let url = try HTTPBin.url("/stream/20")
+            let live = await chunks(of: url, through: false)
+            #expect(live.chunks.count > 1, "httpbin sent /stream/20 in \(live.chunks.count) chunk(s)")
+            try await holdingCassettes {
+                let recorded = try await withCassette("stream", in: folder.path) { _ in await chunks(of: url) }
+                let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("stream.json")).tape
+                #expect(recorded.chunks.count == tape.interactions[0].chunks.count)
+                #expect(recorded.chunks.count > 1)
+                let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
+                    await chunks(of: url)
+                }
+                #expect(replayed.chunks.map(\.data) == tape.interactions[0].chunks)
+                // Completion-handler and async callers still get the whole body.
+                let whole = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
+                    try await session.data(from: url).0
+                }
+                #expect(whole == tape.interactions[0].body)
+            }
+        }
+
+        @Test func aDripReachesTheDelegateAsItComesWhileRecording() async throws {
+            let folder = try TemporaryFolder()
+            let url = try HTTPBin.url("/drip?duration=1.5&numbytes=4&delay=0")
+            try await holdingCassettes {
+                let recorded = try await withCassette("drip", in: folder.path) { _ in await chunks(of: url) }
+                #expect(recorded.chunks.count == 4)
+                let first = try #require(recorded.chunks.first).at
+                let last = try #require(recorded.chunks.last).at
+                #expect(last >= 1.0, "the drip ended at \(last) s")
+                #expect(first < last - 0.5, "the first chunk came at \(first) s, the last at \(last) s")
+                let replayed = try await withCassette("drip", in: folder.path, {
+                    $0.recordMode = .none
+                    $0.replayTiming = .recorded
+                }) { _ in await chunks(of: url) }
+                #expect(replayed.chunks.count == 4)
+                let replayedLast = try #require(replayed.chunks.last).at
+                #expect(replayedLast >= 1.0, "with recorded timing the drip ended at \(replayedLast) s")
+            }
+        }
+
+        @Test func anEndlessStreamIsRecordedUntilTheClientCancelsAndReplaysAsItSaw() async throws {
+            let server = try EventStreamServer()
+            let folder = try TemporaryFolder()
+            try await holdingCassettes {
+                let recorded = try await withCassette("events", in: folder.path) { _ in
+                    await chunks(of: server.url, cancellingAfter: 3)
+                }
+                #expect(recorded.chunks.count == 3)
+                #expect((recorded.error as? URLError)?.code == .cancelled)
+                let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("events.json")).tape
+                let recordedEvents = tape.interactions[0].chunks.map { String(decoding: $0, as: UTF8.self) }
+                #expect(recordedEvents.prefix(3) == ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"])
+                #expect(tape.interactions[0].error?.code == NSURLErrorCancelled)
+
+                let replayed = try await withCassette("events", in: folder.path, { $0.recordMode = .none }) { _ in
+                    await chunks(of: server.url, cancellingAfter: 3)
+                }
+                #expect(replayed.chunks.map(\.data) == recorded.chunks.map(\.data))
+                #expect((replayed.error as? URLError)?.code == .cancelled)
+            }
         }
 
         @Test(arguments: ["/get", "/gzip", "/status/204"])
