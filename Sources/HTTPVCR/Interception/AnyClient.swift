@@ -30,7 +30,7 @@ extension VCR {
               let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { _ in receiver }) {
         case let .replayNow(chapter):
             defer { cassette.playback.endDirect() }
             for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }
@@ -62,7 +62,7 @@ extension VCR {
               let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { _ in receiver }) {
         case let .replayNow(chapter):
             defer { cassette.playback.endDirect() }
             for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }
@@ -149,7 +149,7 @@ private final class OutcomeReceiver: SceneReceiver, @unchecked Sendable {
         finished = state.withLock { state in
             guard state.result == nil else { return nil }
             switch event {
-            case let .response(response): state.response = response
+            case let .response(response, _): state.response = response
             case let .data(data): state.body.append(data)
             case .redirect: break  // the client followed hops itself: only the final response counts
             case .finish:
@@ -201,7 +201,7 @@ private final class StreamReceiver: SceneReceiver, @unchecked Sendable {
         resume = state.withLock { state in
             guard !state.hasEnded else { return nil }
             switch event {
-            case let .response(response):
+            case let .response(response, _):
                 guard state.outcome == nil else { return nil }
                 let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
                 state.chunks = continuation

@@ -35,13 +35,14 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         var relay: RedirectRelay?
     }
 
-    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling, caller: CallerTask?) {
+    /// `streamsChunks`: the client takes every chunk (``ClientDelivery/takesChunks(_:)``, read in `startLoading`).
+    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling, caller: CallerTask?, streamsChunks: Bool) {
         self.originalURL = protocolInstance.request.url
         self.redirectHandling = redirectHandling
         self.caller = caller
         self.state = Locked(State(
             protocolInstance: protocolInstance,
-            delivery: ClientDelivery(streamsChunks: ClientDelivery.takesChunks(protocolInstance))
+            delivery: ClientDelivery(streamsChunks: streamsChunks)
         ))
     }
 
@@ -88,7 +89,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         if let relay = state.withLock({ $0.relay }) { return relay.pass(event) }
         if case let .redirect(hop, target, method) = event {
             // Stored now, whether the hop is reported or followed here: the next request must carry them.
-            state.withLock { $0.protocolInstance }?.storeCookies(of: hop)
+            if CookieJar.setsCookies(hop) { state.withLock { $0.protocolInstance }?.storeCookies(of: hop) }
             return reportRedirect(hop, to: target, method: method)
         }
         toClient(ending: event.isEnd) { [self] instance, client in

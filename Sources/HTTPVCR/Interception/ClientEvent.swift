@@ -6,7 +6,9 @@ import FoundationNetworking
 /// What the URL loading system's client is told of a load: the one vocabulary the player and the recorder both
 /// speak to it.
 enum ClientEvent {
-    case response(HTTPURLResponse)
+    /// `setsCookies`: whether it has a `Set-Cookie` to store (known from the tape for free; asking an
+    /// `HTTPURLResponse` costs as much as a tenth of a replayed request).
+    case response(HTTPURLResponse, setsCookies: Bool)
     /// A hop: reported where the loader takes hops (``RedirectHandling/reportToClient``), else nothing to tell.
     case redirect(HTTPURLResponse, to: URL, method: String?)
     case data(Data)
@@ -37,7 +39,9 @@ enum ClientEvent {
                 self = .fail(VCRError.unusableResponseURL(recorded))
                 return
             }
-            self = .response(response)
+            self = .response(response, setsCookies: recorded.headers.contains {
+                $0.name.equalsIgnoringASCIICase("Set-Cookie")
+            })
         case let .data(data):
             self = .data(data)
         case let .error(recorded):
@@ -50,7 +54,7 @@ enum ClientEvent {
     /// Tells the client. A redirect is never sent this way: reporting one takes a hand-off (``ClientChannel``).
     func send(to client: any URLProtocolClient, from protocolInstance: URLProtocol) {
         switch self {
-        case let .response(response):
+        case let .response(response, _):
             client.urlProtocol(protocolInstance, didReceive: response, cacheStoragePolicy: .notAllowed)
         case .redirect:
             break
@@ -127,7 +131,9 @@ extension URLProtocolClient {
     /// Tells the client what ``ClientDelivery/deliver(_:)`` said to.
     func receive(_ delivered: (body: Data?, event: ClientEvent?), from protocolInstance: URLProtocol) {
         // Cookies first: a completion handler may make the next request as soon as it is told.
-        if case let .response(response)? = delivered.event { protocolInstance.storeCookies(of: response) }
+        if case let .response(response, setsCookies: true)? = delivered.event {
+            protocolInstance.storeCookies(of: response)
+        }
         if let body = delivered.body { ClientEvent.data(body).send(to: self, from: protocolInstance) }
         delivered.event?.send(to: self, from: protocolInstance)
     }

@@ -83,7 +83,6 @@ enum URLSessionInternals {
 extension URLProtocol {
     /// Stores the cookies a response or hop sets in the session's storage, as the native loader would.
     func storeCookies(of response: HTTPURLResponse) {
-        guard CookieJar.setsCookies(response) else { return }
         CookieJar(for: self)?.store(response)
     }
 }

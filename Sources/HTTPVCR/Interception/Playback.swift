@@ -105,7 +105,10 @@ final class Playback: @unchecked Sendable {
 
     /// Matches a (filtered) live request against the tape and starts replaying it: hands the chapter back whole,
     /// or queues its scenes for the receiver `makeReceiver` makes (made only then); or says to record or refuse.
-    func play(_ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: () -> any SceneReceiver) -> Decision {
+    /// `makeReceiver` is told whether the chapter's body is in several chunks.
+    func play(
+        _ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
+    ) -> Decision {
         // A chapter handed over whole cannot wait for its scenes to be due.
         let mayHandOverWhole = mayHandOverWhole && policy.timingFactor == nil
         let decision: Decision = state.withLock { state in
@@ -148,7 +151,7 @@ final class Playback: @unchecked Sendable {
         of request: URLRequest,
         mayHandOverWhole: Bool,
         in state: inout State,
-        _ makeReceiver: () -> any SceneReceiver
+        _ makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
     ) -> Decision? {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -171,7 +174,8 @@ final class Playback: @unchecked Sendable {
             }
             deliveries.endDirect()  // nothing was queued meanwhile: the lock is held
         }
-        enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
+        let receiver = makeReceiver(layout.hasSeveralChunks(chapter, in: scenes))
+        enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
         scheduleWakeIfNeeded(&state)
         return .replaying
     }
@@ -193,13 +197,14 @@ final class Playback: @unchecked Sendable {
         _ chapter: Int,
         mayHandOverWhole: Bool,
         in state: inout State,
-        _ makeReceiver: () -> any SceneReceiver
+        _ makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
     ) -> Decision {
         if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
             return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
         }
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()), in: &state, counts: false)
+        let receiver = makeReceiver(layout.hasSeveralChunks(chapter, in: scenes))
+        enqueue(state.player.repeatDeliveries(of: chapter, to: receiver), in: &state, counts: false)
         return .replaying
     }
 

@@ -142,7 +142,7 @@ final class Recording: @unchecked Sendable {
 
     func received(_ response: HTTPURLResponse) {
         append(.response(response))
-        channel?.send(.response(response))
+        channel?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
     }
 
     func received(_ data: Data) {

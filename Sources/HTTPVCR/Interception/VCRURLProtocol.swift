@@ -57,9 +57,18 @@ class VCRURLProtocol: URLProtocol {
     /// The Swift task that started the request, when `canInit` ran in one.
     private var caller: CallerTask?
 
-    private var channel: ClientChannel {
+    private var channel: ClientChannel { channel(readingChunks: true) }
+
+    /// `readingChunks`: whether the load may bring its body in several chunks, so that which calls the client
+    /// takes matters (finding out costs a walk through corelibs' internals).
+    private func channel(readingChunks: Bool) -> ClientChannel {
         if let channelIfMade { return channelIfMade }
-        let made = ClientChannel(protocolInstance: self, redirectHandling: Self.redirectHandling, caller: caller)
+        let made = ClientChannel(
+            protocolInstance: self,
+            redirectHandling: Self.redirectHandling,
+            caller: caller,
+            streamsChunks: readingChunks && ClientDelivery.takesChunks(self)
+        )
         channelIfMade = made
         return made
     }
@@ -119,7 +128,7 @@ class VCRURLProtocol: URLProtocol {
         // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
         // being cancelled (see CallerTask).
         let mayHandOverWhole = caller?.isCancelled != true
-        switch cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel(readingChunks: $0) }) {
         case .replaying:
             break
         case let .replayNow(chapter):
