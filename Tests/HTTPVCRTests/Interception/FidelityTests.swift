@@ -13,7 +13,7 @@ extension VCRTests {
         let session = vcrSession()
 
         enum SessionKind: String, CaseIterable, CustomTestStringConvertible {
-            case installed, delegate
+            case installed, delegate, shared
             var testDescription: String { rawValue }
         }
 
@@ -22,10 +22,21 @@ extension VCRTests {
         func cookieFlow(_ kind: SessionKind) async throws -> (afterSet: [String: String], after: [String: String]) {
             let configuration = URLSessionConfiguration.ephemeral
             VCR.install(in: configuration)
-            let session = kind == .delegate
-                ? URLSession(configuration: configuration, delegate: FinishLog(Locked([])), delegateQueue: nil)
-                : URLSession(configuration: configuration)
-            defer { session.finishTasksAndInvalidate() }
+            let session = switch kind {
+            case .installed: URLSession(configuration: configuration)
+            case .delegate: URLSession(configuration: configuration, delegate: FinishLog(Locked([])), delegateQueue: nil)
+            case .shared: URLSession.shared
+            }
+            defer { if kind != .shared { session.finishTasksAndInvalidate() } }
+            // The shared storage outlives the test: start and leave it without these cookies.
+            func forgetCookies() {
+                guard kind == .shared, let url = try? HTTPBin.baseURL() else { return }
+                for cookie in HTTPCookieStorage.shared.cookies(for: url) ?? [] where ["flavour", "size"].contains(cookie.name) {
+                    HTTPCookieStorage.shared.deleteCookie(cookie)
+                }
+            }
+            forgetCookies()
+            defer { forgetCookies() }
             func cookies(_ path: String) async throws -> [String: String] {
                 let (data, _) = try await session.data(from: try HTTPBin.url(path))
                 return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["cookies"] as? [String: String] ?? [:]
