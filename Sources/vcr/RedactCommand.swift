@@ -1,18 +1,21 @@
 import Foundation
 import HTTPVCR
 
-/// `vcr redact CASSETTE --header NAME --query NAME --json-key NAME`: hides secrets in a recorded cassette with
-/// the filters recording uses.
+/// `vcr redact PATH... --header NAME --query NAME --json-key NAME --secrets`: hides secrets in recorded cassettes
+/// with the filters recording uses.
 enum RedactCommand {
     static var command: Command {
         Command(
             name: "redact",
-            abstract: "Hide secrets in a cassette with the filters recording uses, without recording again.",
+            abstract: "Hide secrets in cassettes with the filters recording uses, without recording again.",
             usage: [
-                "<cassette> [--header <name> ...] [--query <name> ...] [--json-key <name> ...]",
+                "<path> ... [--header <name> ...] [--query <name> ...] [--json-key <name> ...] [--secrets]",
                 "           [--placeholder <text>] [--remove] [--dry-run]",
             ],
-            arguments: [("<cassette>", "An HTTPVCR cassette (.json or .plist). Convert other formats first.")],
+            arguments: [(
+                "<path>",
+                "HTTPVCR cassettes (.json or .plist), or folders searched for them. Convert other formats first."
+            )],
             options: [
                 .repeated("header", "<name>", "Replace this header's value, in requests and responses (repeatable)."),
                 .repeated("query", "<name>", "Replace this query parameter in every URL (repeatable)."),
@@ -28,6 +31,10 @@ enum RedactCommand {
                     "<text>",
                     "What secrets are replaced with (default: \(VCRConfiguration.filteredPlaceholder))."
                 ),
+                .flag(
+                    "secrets",
+                    "Also hide every name recording hides by default (the names vcr lint reports), and their echoes."
+                ),
                 .flag("remove", "Remove the named headers, parameters and keys instead of replacing their values."),
                 .flag("dry-run", short: "n", "Show what would change, and write nothing."),
             ],
@@ -41,26 +48,40 @@ enum RedactCommand {
                 --header does, for secrets such as Set-Cookie. Names are compared case-insensitively for headers \
                 and exactly for parameters and keys.
 
-                Everything else stays as it was, byte for byte, and the file is replaced atomically. When nothing \
+                --secrets applies what recording does by default (filtersSecrets): secret-named headers (requests \
+                and responses, cookie names kept), query parameters, JSON and form keys, URL passwords, and every \
+                echo of their values, so a cassette recorded before these defaults looks as if recorded with them.
+
+                Everything else stays as it was, byte for byte, and each file is replaced atomically. When nothing \
                 matches, the file is not touched. With --dry-run, the changes are listed per request (old secret \
-                values shortened) and nothing is written.
+                values shortened) and nothing is written. A folder is searched for cassettes (hidden folders \
+                skipped); cassettes of other tools found there are skipped, and a total line follows.
+
+                A redaction on the request side (headers, query parameters, request body keys) changes what the \
+                recorded requests look like: the tests that replay the cassette need the same filter in their \
+                configuration (headersFilter, queryParametersFilter, postBodyFilter, or secretNames) to keep \
+                matching. The names --secrets hides are filtered by the default configuration already.
                 """,
             examples: [
                 "vcr redact Cassettes/login.json --header Authorization --json-key password",
                 "vcr redact Cassettes/search.json --query api_key --placeholder '<api-key>' --dry-run",
                 "vcr redact Cassettes/session.json --header Set-Cookie --header Cookie --remove",
+                "vcr redact Cassettes.bundle --secrets --dry-run",
             ],
             run: run
         )
     }
 
     static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
-        let path = try arguments.onlyPositional(named: "<cassette>", of: command)
+        guard !arguments.positionals.isEmpty else { throw CommandError.usage("missing <path>", of: command) }
         let headers = arguments.values("header")
         let queries = arguments.values("query")
         let keys = arguments.values("json-key") + arguments.values("form-key")
-        guard !headers.isEmpty || !queries.isEmpty || !keys.isEmpty else {
-            throw CommandError.usage("nothing to redact: name at least one --header, --query or --json-key", of: command)
+        let secrets = arguments.flag("secrets")
+        guard !headers.isEmpty || !queries.isEmpty || !keys.isEmpty || secrets else {
+            throw CommandError.usage(
+                "nothing to redact: name at least one --header, --query or --json-key, or use --secrets", of: command
+            )
         }
         for name in headers + queries + keys where name.isEmpty {
             throw CommandError.usage("an empty name cannot be redacted", of: command)
@@ -68,66 +89,142 @@ enum RedactCommand {
         if arguments.flag("remove"), arguments.value("placeholder") != nil {
             throw CommandError.usage("--remove and --placeholder cannot be used together", of: command)
         }
-
-        let (tape, format) = try CassetteInput.read(path)
-        guard !format.isForeign else {
-            let converted = CassetteInput.url(path).deletingPathExtension().lastPathComponent + ".json"
-            throw CommandError(
-                message: "\(path) is a \(CassetteInput.describe(format)) cassette; redact rewrites HTTPVCR cassettes "
-                    + "only. Convert it first: vcr convert \(path) \(converted)"
-            )
-        }
-
         let replacement: String? = arguments.flag("remove")
             ? nil
             : arguments.value("placeholder") ?? VCRConfiguration.filteredPlaceholder
-        let redacted = tape.redacted(
-            with: configuration(headers: headers, queries: queries, keys: keys, replacement: replacement),
-            responseHeaders: replacing(headers, with: replacement)
+        let redaction = Redaction(
+            configuration: configuration(
+                headers: headers, queries: queries, keys: keys, replacement: replacement, secrets: secrets
+            ),
+            responseHeaders: replacing(headers, with: replacement),
+            asked: (headers.map { "header \($0)" } + queries.map { "query parameter \($0)" }
+                + keys.map { "key \($0)" } + (secrets ? ["secret name"] : [])).joined(separator: ", "),
+            dryRun: arguments.flag("dry-run")
         )
 
-        let changes = TapeDiff.changes(from: tape, to: redacted)
-        let changedRequests = changes.count
-        let changedFields = changes.reduce(0) { $0 + $1.fields }
-        if changes.isEmpty {
-            let asked = (headers.map { "header \($0)" } + queries.map { "query parameter \($0)" }
-                + keys.map { "key \($0)" }).joined(separator: ", ")
-            Console.out("\(path): nothing to redact (no \(asked) with a value to replace); the file is unchanged")
+        // One file named: exactly as before, its errors end the command.
+        if arguments.positionals.count == 1, let path = arguments.positionals.first, !isFolder(path) {
+            let outcome = try redaction.run(path, isNamed: true)
+            if case .changed = outcome {} else if case .unchanged = outcome {
+                Console.out("\(path): nothing to redact (no \(redaction.asked) with a value to replace); the file is unchanged")
+            }
             return .success
         }
 
-        let dryRun = arguments.flag("dry-run")
-        if !dryRun {
-            do {
-                try CassetteFile.write(redacted, to: CassetteInput.url(path), as: format)
-            } catch {
-                throw CommandError(message: "cannot write \(path): \(error.message)")
+        var files: [(path: String, isNamed: Bool)] = []
+        var failed = 0
+        for path in arguments.positionals {
+            guard FileManager.default.fileExists(atPath: path) else {
+                Console.out("\(path): error: no such file or folder")
+                failed += 1
+                continue
+            }
+            if isFolder(path) {
+                files += LintCommand.cassettes(in: path).map { ($0, false) }
+            } else {
+                files.append((path, true))
             }
         }
-        for change in changes {
-            Console.out(change.heading)
-            for line in change.lines { Console.out("  " + line) }
+        var fields = 0
+        var requests = 0
+        var changedFiles = 0
+        for file in files {
+            do {
+                switch try redaction.run(file.path, isNamed: file.isNamed) {
+                case let .changed(changedFields, changedRequests):
+                    fields += changedFields
+                    requests += changedRequests
+                    changedFiles += 1
+                case .unchanged:
+                    Console.out("\(file.path): nothing to redact")
+                case let .skipped(reason):
+                    Console.out("\(file.path): skipped: \(reason)")
+                }
+            } catch {
+                Console.out("\(file.path): error: \(error.message)")
+                failed += 1
+            }
         }
-        Console.out("")
-        Console.out(
-            "\(path): \(dryRun ? "would change" : "redacted") \(changedFields) field\(changedFields == 1 ? "" : "s") in "
-                + "\(changedRequests) request\(changedRequests == 1 ? "" : "s")"
-                + (dryRun ? " (dry run: nothing written)" : "")
-        )
-        return .success
+        let cassettes = files.count == 1 ? "1 cassette" : "\(files.count) cassettes"
+        var total = redaction.dryRun ? "vcr redact: would change" : "vcr redact: redacted"
+        total += " \(fields) field\(fields == 1 ? "" : "s") in \(requests) request\(requests == 1 ? "" : "s")"
+            + " across \(changedFiles) of \(cassettes)"
+        if redaction.dryRun { total += " (dry run: nothing written)" }
+        if failed > 0 { total += "; \(failed) could not be read or written" }
+        Console.out(total)
+        return failed > 0 ? .failure : .success
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// One redaction, run on each cassette.
+    struct Redaction {
+        let configuration: VCRConfiguration
+        let responseHeaders: [String: String?]
+        /// What was asked for, in words, for "nothing to redact".
+        let asked: String
+        let dryRun: Bool
+
+        enum Outcome {
+            case changed(fields: Int, requests: Int)
+            case unchanged
+            /// A foreign cassette found in a folder: left alone.
+            case skipped(String)
+        }
+
+        /// Redacts one cassette and prints its changes. `isNamed`: the user named the file (a foreign format is
+        /// then an error, with the command that converts it), rather than it being found in a folder.
+        func run(_ path: String, isNamed: Bool) throws(CommandError) -> Outcome {
+            let (tape, format) = try CassetteInput.read(path)
+            guard !format.isForeign else {
+                guard isNamed else { return .skipped("a \(CassetteInput.describe(format)) cassette (convert it first)") }
+                let converted = CassetteInput.url(path).deletingPathExtension().lastPathComponent + ".json"
+                throw CommandError(
+                    message: "\(path) is a \(CassetteInput.describe(format)) cassette; redact rewrites HTTPVCR cassettes "
+                        + "only. Convert it first: vcr convert \(path) \(converted)"
+                )
+            }
+            let redacted = tape.redacted(with: configuration, responseHeaders: responseHeaders)
+            let changes = TapeDiff.changes(from: tape, to: redacted)
+            guard !changes.isEmpty else { return .unchanged }
+            let changedFields = changes.reduce(0) { $0 + $1.fields }
+            if !dryRun {
+                do {
+                    try CassetteFile.write(redacted, to: CassetteInput.url(path), as: format)
+                } catch {
+                    throw CommandError(message: "cannot write \(path): \(error.message)")
+                }
+            }
+            for change in changes {
+                Console.out(change.heading)
+                for line in change.lines { Console.out("  " + line) }
+            }
+            Console.out("")
+            Console.out(
+                "\(path): \(dryRun ? "would change" : "redacted") \(changedFields) field\(changedFields == 1 ? "" : "s") in "
+                    + "\(changes.count) request\(changes.count == 1 ? "" : "s")"
+                    + (dryRun ? " (dry run: nothing written)" : "")
+            )
+            return .changed(fields: changedFields, requests: changes.count)
+        }
     }
 
     /// The configuration a recording would have used to keep these secrets off the cassette. The default
-    /// secure headers and secret names are left out: redact changes what it is told to change, nothing else.
+    /// secure headers and secret names are left out unless `secrets` asks for them: redact changes what it is told
+    /// to change, nothing else.
     static func configuration(
         headers: [String],
         queries: [String],
         keys: [String],
-        replacement: String?
+        replacement: String?,
+        secrets: Bool = false
     ) -> VCRConfiguration {
         var configuration = VCRConfiguration()
         configuration.secureHeaders = []
-        configuration.filtersSecrets = false
+        configuration.filtersSecrets = secrets
         if !headers.isEmpty { configuration.headersFilter = .replacing(replacing(headers, with: replacement)) }
         if !queries.isEmpty { configuration.queryParametersFilter = .replacing(replacing(queries, with: replacement)) }
         if !keys.isEmpty {

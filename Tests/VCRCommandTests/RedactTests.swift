@@ -231,6 +231,64 @@ import TestSupport
         #expect(try VCRTool.run("lint", path).status == 0)
     }
 
+    @Test func foldersAreSearchedAndForeignCassettesInThemSkipped() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.file("Suite/Nested"), withIntermediateDirectories: true)
+        let first = try folder.write(Self.leaky, "Suite/first.json")
+        let second = try folder.write(Self.leaky, "Suite/Nested/second.plist", as: .plist)
+        let har = try folder.write(Self.leaky, "Suite/other.har", as: .har)
+        let harBefore = try Data(contentsOf: URL(fileURLWithPath: har))
+        let before = try [first, second].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+
+        let dryRun = try VCRTool.run(["redact", folder.file("Suite").path, "--dry-run"] + Self.options)
+        #expect(dryRun.status == 0, "\(dryRun)")
+        #expect(dryRun.stdout.contains("vcr redact: would change 16 fields in 4 requests across 2 of 3 cassettes (dry run"))
+        #expect(dryRun.stdout.contains("other.har: skipped: a HAR cassette"), "\(dryRun)")
+        #expect(try [first, second].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+
+        let result = try VCRTool.run(["redact", folder.file("Suite").path] + Self.options)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("vcr redact: redacted 16 fields in 4 requests across 2 of 3 cassettes"), "\(result)")
+        for path in [first, second] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(path)") }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: har)) == harBefore)
+    }
+
+    @Test func anUnreadableFileIsReportedAndTheOthersStillRedacted() throws {
+        let folder = try TemporaryFolder()
+        let good = try folder.write(Self.leaky, "good.json")
+        let broken = try folder.write("{\"format\": \"HTTPVCR\"", "broken.json")
+        let result = try VCRTool.run(["redact", folder.url.path, folder.file("missing.json").path] + Self.options)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stdout.contains("\(broken): error:"), "\(result)")
+        #expect(result.stdout.contains("missing.json: error: no such file or folder"), "\(result)")
+        #expect(result.stdout.contains("2 could not be read or written"), "\(result)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        #expect(bytes.range(of: Data("pw-secret-1".utf8)) == nil)
+    }
+
+    @Test func anEmptyFolderHasNothingToRedact() throws {
+        let folder = try TemporaryFolder()
+        let result = try VCRTool.run(["redact", folder.url.path] + Self.options)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("redacted 0 fields in 0 requests across 0 of 0 cassettes"), "\(result)")
+    }
+
+    @Test func secretsHidesWhatRecordingHidesByDefault() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        #expect(try VCRTool.run("lint", path).status == 1)
+        let result = try VCRTool.run("redact", path, "--secrets")
+        #expect(result.status == 0, "\(result)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is still there") }
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("sid=[FILTERED]"), "cookie names stay")
+        #expect(try VCRTool.run("lint", path).status == 0, "lint finds nothing once --secrets ran")
+    }
+
     @Test func refusesForeignFormats() throws {
         let folder = try TemporaryFolder()
         let har = try folder.write(Self.leaky, "leaky.har", as: .har)

@@ -14,7 +14,11 @@ extension Tape {
     ///   hops' requests too);
     /// - ``VCRConfiguration/postBodyFilter`` on request bodies, `Content-Length` kept in step;
     /// - ``VCRConfiguration/responseBodyFilter`` on response bodies (decoded first when still gzip- or
-    ///   deflate-encoded), cut back at the original chunk boundaries, `Content-Length` kept in step.
+    ///   deflate-encoded), cut back at the original chunk boundaries, `Content-Length` kept in step;
+    /// - with ``VCRConfiguration/filtersSecrets``, ``VCRConfiguration/secretNames`` or
+    ///   ``VCRConfiguration/sensitiveData``: secret-named request and response headers (cookie names kept), query
+    ///   parameters, body keys and URL passwords, and echoes of their values in the same interaction (`vcr redact
+    ///   --secrets`). `vcr redact` turns these off otherwise.
     ///
     /// `beforeRecordRequest` and `beforeRecordResponse` are not run: they decide what gets recorded, and the tape
     /// is already recorded. Recording never filters response headers; `responseHeaders` does, for secrets such as
@@ -118,19 +122,37 @@ struct TapeRedaction {
         return result
     }
 
+    /// Whether secrets are filtered by name or value (``VCRConfiguration/filtersSecrets``, `secretNames`,
+    /// `sensitiveData`): only then are headers and bodies read for them, so that other redactions change nothing
+    /// else.
+    private var filtersSecrets: Bool {
+        SecretFilter(configuration: configuration).isActive || !configuration.sensitiveData.isEmpty
+    }
+
+    /// Secret headers of a response (or hop) and echoes of the request's secrets in its headers and URL, as
+    /// recording writes them; the recorded header order and case stay.
+    private func filterSecrets(of response: inout RecordedResponse, request: URLRequest) {
+        guard filtersSecrets else { return }
+        var removed = RequestFilter.secrets(of: request, with: configuration)
+        SensitiveData(configuration).hiding(in: &response)
+        _ = ResponseFilter.filterSecrets(of: &response, body: Data(), removed: &removed, configuration: configuration)
+    }
+
     /// A final response and its body through ``ResponseFilter``.
     func response(_ recorded: RecordedResponse, chunks: [Data], request: URLRequest) -> (RecordedResponse, [Data]) {
         var result = recorded
         ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
+        filterSecrets(of: &result, request: request)
 
-        guard configuration.responseBodyFilter != nil,
+        guard configuration.responseBodyFilter != nil || filtersSecrets,
               let httpResponse = recorded.httpURLResponse(fallbackURL: request.url),
               let outcome = ResponseFilter.filter(
                   response: httpResponse,
                   chunks: chunks,
                   request: request,
-                  configuration: configuration
+                  configuration: configuration,
+                  requestSecrets: filtersSecrets ? RequestFilter.secrets(of: request, with: configuration) : SecretValues()
               )
         else { return (result, chunks) }
 
@@ -158,6 +180,7 @@ struct TapeRedaction {
         var result = recorded
         ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
+        filterSecrets(of: &result, request: request)
         return result
     }
 
@@ -165,6 +188,10 @@ struct TapeRedaction {
     func error(_ recorded: RecordedError, request: URLRequest) -> RecordedError {
         var result = recorded
         ResponseFilter.filterFailingURL(of: &result, request: request, configuration: configuration)
+        guard filtersSecrets else { return result }
+        SensitiveData(configuration).hiding(in: &result)
+        let removed = RequestFilter.secrets(of: request, with: configuration)
+        for (key, value) in result.userInfo { result.userInfo[key] = removed.replacingEchoes(in: value) }
         return result
     }
 
