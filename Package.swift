@@ -1,9 +1,10 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
     name: "HTTPVCR",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // watchOS is not listed: it does not allow custom URL protocols (URLProtocol's documentation).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
         .library(name: "HTTPVCR", targets: ["HTTPVCR"]),
         .library(name: "HTTPVCRTesting", targets: ["HTTPVCRTesting"]),

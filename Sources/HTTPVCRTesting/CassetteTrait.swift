@@ -79,7 +79,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             if let configure = trait.configure { closures.append(configure) }
         }
         let names = TestNames(test: test, testCase: testCase)
-        let root = CassetteNaming.packageRoot(ofSourceFile: test.sourceLocation.filePath)
+        let root = CassetteNaming.packageRoot(ofSourceFile: test.sourceLocation.pathOfFile)
         let cassettesPath = merged.cassettesPath.map { CassetteNaming.resolve($0, against: root) }
             ?? CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: names.suiteName)
         let recordMode = merged.recordMode

@@ -31,7 +31,7 @@ public struct VCRSourceLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// A Swift Testing source location.
     public init(_ location: SourceLocation) {
-        self.init(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
+        self.init(fileID: location.fileID, filePath: location.pathOfFile, line: location.line, column: location.column)
     }
 
     public var description: String { "\(filePath):\(line):\(column)" }

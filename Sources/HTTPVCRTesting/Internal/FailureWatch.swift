@@ -17,7 +17,7 @@ final class FailureWatch: Sendable {
     ) async throws {
         #if compiler(>=6.2)
         let handler: IssueHandlingTrait = .compactMapIssues { [sawFailure] issue in
-            if issue.isFailure { sawFailure.withLock { $0 = true } }
+            if issue.failsTest { sawFailure.withLock { $0 = true } }
             return issue
         }
         try await handler.provideScope(for: test, testCase: testCase, performing: function)

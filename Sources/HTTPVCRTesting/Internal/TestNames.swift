@@ -16,7 +16,7 @@ struct TestNames {
         let function = CassetteNaming.functionBaseName(test.name)
         if typeComponents.isEmpty {
             // A global test function: its file names the folder.
-            suiteName = URL(fileURLWithPath: test.sourceLocation.filePath).deletingPathExtension().lastPathComponent
+            suiteName = URL(fileURLWithPath: test.sourceLocation.pathOfFile).deletingPathExtension().lastPathComponent
             filter = CassetteNaming.regexEscaped(id.moduleName) + "\\." + CassetteNaming.regexEscaped(function)
         } else {
             suiteName = typeComponents.joined(separator: ".")
