@@ -11,7 +11,7 @@ import FoundationNetworking
 /// stores cookies in its libcurl handle, and adds the `Cookie` header only when a task is created (so the first
 /// request of a load has it already). Its session is internal to the task, read here with `Mirror`, and only once
 /// a response has a cookie to store. Elsewhere the protocol cannot see the session; the shared storage is used, as
-/// other stubbing libraries do (unverified: see Docs/Apple.md).
+/// other stubbing libraries do (unverified: no Mac has run it yet).
 struct CookieJar {
     private let storage: HTTPCookieStorage
     private let setsCookies: Bool
