@@ -39,6 +39,13 @@ public struct VCRConfiguration: Sendable {
     /// scene that is not due yet holds back the deliveries queued after it (in `.momentary` mode too, where they
     /// wait in the order their requests matched).
     public var replayTiming: ReplayTiming = .instant
+    /// Apple platforms: report each hop of a redirect to the client with `wasRedirectedTo`, as a server's would
+    /// reach it, so that a session delegate's `willPerformHTTPRedirection` sees every recorded hop and can follow,
+    /// refuse or change it. Off by default until verified on a Mac: Apple's loader has a known race with protocols
+    /// that report hops (radar 39391319; OHHTTPStubs #230, #280). Off, HTTPVCR follows the chain itself and hands
+    /// the client the final response, as it always does on Linux (where corelibs traps on `wasRedirectedTo`, so
+    /// this setting does nothing).
+    public var reportsRedirectHops = false
 
     // MARK: Filters (see Docs/Filters.md)
 

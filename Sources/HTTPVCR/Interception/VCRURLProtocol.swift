@@ -48,9 +48,18 @@ class VCRURLProtocol: URLProtocol {
         #endif
     }()
 
-    /// How redirect hops reach the client: reported where the loader takes `wasRedirectedTo` (Apple's), followed
-    /// inside the protocol where it does not (swift-corelibs-foundation).
+    /// How redirect hops can reach the client: reported where the loader takes `wasRedirectedTo` (Apple's),
+    /// followed inside the protocol where it does not (swift-corelibs-foundation).
     class var redirectHandling: RedirectHandling { .platformDefault }
+
+    /// How hops reach this client: reported only where the loader takes them and the cassette asks for it
+    /// (``VCRConfiguration/reportsRedirectHops``).
+    static func redirectHandling(for cassette: Cassette?) -> RedirectHandling {
+        guard redirectHandling == .reportToClient, cassette?.configuration.reportsRedirectHops == true else {
+            return .followInProtocol
+        }
+        return .reportToClient
+    }
 
     /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
     private var channelIfMade: ClientChannel?
@@ -65,7 +74,7 @@ class VCRURLProtocol: URLProtocol {
         if let channelIfMade { return channelIfMade }
         let made = ClientChannel(
             protocolInstance: self,
-            redirectHandling: Self.redirectHandling,
+            redirectHandling: Self.redirectHandling(for: VCR.cassette),
             caller: caller,
             streamsChunks: readingChunks && ClientDelivery.takesChunks(self)
         )
@@ -83,7 +92,8 @@ class VCRURLProtocol: URLProtocol {
         if let madeOf { notes.beforeRecordRequest = (request, madeOf) }
         // A hop this protocol reported leads here: the rest of its chapter is on the tape, whatever the host
         // filter says of the host it leads to.
-        guard intercepts || (redirectHandling == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
+        guard intercepts
+            || (redirectHandling(for: cassette) == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
         else { return false }
         notes.note()
         return true
@@ -105,7 +115,7 @@ class VCRURLProtocol: URLProtocol {
             )))
         }
         #endif
-        if Self.redirectHandling == .reportToClient, let cassette = VCR.cassette,
+        if let cassette = VCR.cassette, Self.redirectHandling(for: cassette) == .reportToClient,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
             channel.reportRedirects(to: cassette.redirectHandoffs)
@@ -124,7 +134,9 @@ class VCRURLProtocol: URLProtocol {
         guard let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
-        if Self.redirectHandling == .reportToClient { channel.reportRedirects(to: cassette.redirectHandoffs) }
+        if Self.redirectHandling(for: cassette) == .reportToClient {
+            channel.reportRedirects(to: cassette.redirectHandoffs)
+        }
         // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
         // being cancelled (see CallerTask).
         let mayHandOverWhole = caller?.isCancelled != true

@@ -156,6 +156,20 @@ extension VCRTests {
         static let cassettes = packageRoot.appendingPathComponent("Cassettes.bundle").path
         static let committedBase = "http://127.0.0.1:18080"
 
+        /// Every cassette here asks for hops to be reported (``VCRConfiguration/reportsRedirectHops``, off by
+        /// default).
+        func withCassette<T>(
+            _ name: String,
+            in folder: String,
+            _ configure: (inout VCRConfiguration) -> Void = { _ in },
+            _ body: (Cassette) async throws -> T
+        ) async throws -> T {
+            try await HTTPVCRTests.withCassette(name, in: folder, {
+                $0.reportsRedirectHops = true
+                configure(&$0)
+            }, body)
+        }
+
         /// The committed cassette, replayed only (never re-recorded from here).
         func withCommittedCassette<T>(
             _ playbackMode: PlaybackMode = .chronological,
@@ -185,6 +199,23 @@ extension VCRTests {
             #expect(outcome.response?.statusCode == 200)
             #expect(outcome.response?.url?.absoluteString == "\(base)/get")
             #expect(outcome.body.json?["url"] as? String == "\(base)/get")
+        }
+
+        @Test func hopsAreFollowedInsideUnlessTheCassetteAsksForThemReported() async throws {
+            let base = Self.committedBase
+            // The global `withCassette`, without this suite's `reportsRedirectHops = true`: the default.
+            let outcome = try await HTTPVCRTests.withCassette("Core/httpbin-traffic", in: Self.cassettes, {
+                $0.matchers = [.method, .path, .query]
+                $0.recordMode = .none
+            }) { cassette in
+                let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
+                #expect(cassette.playCount == 1)
+                return outcome
+            }
+            #expect(outcome.hops.isEmpty)
+            #expect(outcome.protocolsStarted == 1)
+            #expect(outcome.response?.statusCode == 200)
+            #expect(outcome.response?.url?.absoluteString == "\(base)/get")
         }
 
         @Test func reportedHopsEndWithTheBytesFollowedHopsEndWith() async throws {
