@@ -33,7 +33,14 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`, `passthrough`.
     public static var fromEnvironment: RecordMode? {
-        ProcessInfo.processInfo.environment[environmentVariable].flatMap(RecordMode.init(rawValue:))
+        from(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The mode an environment names. xcodebuild hands the test runner `TEST_RUNNER_`-prefixed variables with the
+    /// prefix taken off; a test plan or scheme may still pass the prefixed name through as it is.
+    static func from(environment: [String: String]) -> RecordMode? {
+        (environment[environmentVariable] ?? environment["TEST_RUNNER_" + environmentVariable])
+            .flatMap(RecordMode.init(rawValue:))
     }
 
     public var description: String { ".\(rawValue)" }

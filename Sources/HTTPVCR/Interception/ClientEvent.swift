@@ -113,7 +113,7 @@ extension ClientDelivery {
     /// registry is internal (read with `Mirror`) and must be read on the session's work queue: call from
     /// `startLoading`. When it cannot be read, one `didLoad`, which every client takes.
     static func takesChunks(_ protocolInstance: URLProtocol) -> Bool {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task),
               session.delegate is URLSessionDataDelegate,
               let registry = URLSessionInternals.child("taskRegistry", of: session),

@@ -8,7 +8,7 @@ import Foundation
 /// playback waking up) must go back to it. Foundation offers no handle on it, so the queue is captured from
 /// libdispatch when `startLoading` runs. Apple's loader takes callbacks from any thread.
 final class ClientQueue: @unchecked Sendable {
-    #if canImport(FoundationNetworking)
+    #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
     private typealias GetCurrentQueue = @convention(c) () -> OpaquePointer?
     private typealias RetainOrRelease = @convention(c) (OpaquePointer?) -> Void
     private typealias AsyncFunction = @convention(c) (

@@ -19,7 +19,7 @@ struct CookieJar {
     /// nil when the session keeps no cookies (no storage, or an accept policy of `.never`).
     init?(for protocolInstance: URLProtocol) {
         guard protocolInstance.request.httpShouldHandleCookies else { return nil }
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task) else { return nil }
         let configuration = session.configuration
         guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else {

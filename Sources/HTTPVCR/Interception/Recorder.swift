@@ -269,7 +269,8 @@ extension URLError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: "cancelled"]
         if let url {
             info[NSURLErrorFailingURLErrorKey] = url
-            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            // NSURLErrorFailingURLStringErrorKey, which URLSession still sets (the constant is deprecated).
+            info["NSErrorFailingURLStringKey"] = url.absoluteString
         }
         return URLError(.cancelled, userInfo: info)
     }

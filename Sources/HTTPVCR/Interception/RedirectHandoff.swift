@@ -14,7 +14,7 @@ enum RedirectHandling: Sendable {
     case reportToClient
 
     static var platformDefault: RedirectHandling {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         .followInProtocol
         #else
         .reportToClient

@@ -20,7 +20,7 @@ class VCRURLProtocol: URLProtocol {
     /// `.default` configuration names) are taken out, this class registered, and the natives put back after it.
     /// Apple's `registerClass` puts the newest class first already.
     private static let registration: Void = {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         let natives = URLSessionConfiguration.default.protocolClasses ?? []
         for native in natives { URLProtocol.unregisterClass(native) }
         _ = URLProtocol.registerClass(VCRURLProtocol.self)
@@ -38,7 +38,7 @@ class VCRURLProtocol: URLProtocol {
     /// here otherwise, right after registering, so that nothing later can make it without this class.
     static let sharedSessionIsIntercepted: Bool = {
         registration
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         let classes = URLSession.shared.configuration.protocolClasses ?? []
         guard let ours = classes.firstIndex(where: { $0 == VCRURLProtocol.self }) else { return false }
         let natives = URLSessionConfiguration.default.protocolClasses ?? []
@@ -104,7 +104,7 @@ class VCRURLProtocol: URLProtocol {
     override func startLoading() {
         let notes = CanInitNotes.take()
         caller = notes?.caller
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         if task is URLSessionDownloadTask {
             return channel.send(.fail(VCRError(
                 .unsupportedRequest,

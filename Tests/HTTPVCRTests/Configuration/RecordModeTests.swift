@@ -124,6 +124,13 @@ extension VCRTests {
             }
         }
 
+        @Test func xcodebuildsPrefixedVariableCountsWhenThePlainOneIsNotSet() {
+            #expect(RecordMode.from(environment: ["TEST_RUNNER_VCR_RECORD_MODE": "new"]) == .new)
+            #expect(RecordMode.from(environment: ["VCR_RECORD_MODE": "none", "TEST_RUNNER_VCR_RECORD_MODE": "new"]) == RecordMode.none)
+            #expect(RecordMode.from(environment: ["TEST_RUNNER_VCR_RECORD_MODE": "sometimes"]) == nil)
+            #expect(RecordMode.from(environment: [:]) == nil)
+        }
+
         @Test func identicalRequestsReplayInRecordedOrder() async throws {
             try await holdingCassettes {
                 let folder = try TemporaryFolder()
