@@ -93,6 +93,28 @@ import HTTPBinTestSupport
         #expect(!ran.value)
     }
 
+    @Test func aSecretInClearFailsTheTestThatRecordedItAndNothingIsWritten() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        // A JWT under a name that says nothing: no filter takes it out, the save-time check finds it.
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLXZhbHVl"
+        let trait = _CassetteTrait.cassette("leaky", cassettesPath: folder.path, configure: DogfoodServer.configure)
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                _ = try await DogfoodServer.session().data(from: DogfoodServer.url("/get?note=\(jwt)"))
+            }
+        } matching: { issue in
+            let text = issue.text
+            return issue.sourceLocation == test.sourceLocation
+                && text.contains("Not saving \(folder.path)/leaky.json: what was recorded holds 2 secrets in clear.")
+                && text.contains("request 1: request URL: JWT")
+                && text.contains("sensitiveData")
+                && text.contains("  test: CassetteFailureMessageTests/"
+                    + "aSecretInClearFailsTheTestThatRecordedItAndNothingIsWritten")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("leaky.json").path))
+    }
+
     @Test func unplayedInteractionsFailTheTestWhenStrict() async throws {
         let test = try #require(Test.current)
         let trait = _CassetteTrait.cassette(
