@@ -6,7 +6,8 @@ import Foundation
 /// owning session's work queue": a callback from any other thread races it and can crash the process. Inside
 /// `startLoading` we are on that queue; callbacks that come later (the recorder's delegate, chronological
 /// playback waking up) must go back to it. Foundation offers no handle on it, so the queue is captured from
-/// libdispatch when `startLoading` runs. Apple's loader takes callbacks from any thread.
+/// libdispatch when `startLoading` runs. Apple's loader asks for them on the thread that called `startLoading`,
+/// whose run loop it runs: there the run loop is captured.
 final class ClientQueue: @unchecked Sendable {
     #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
     private typealias GetCurrentQueue = @convention(c) () -> OpaquePointer?
@@ -74,9 +75,40 @@ final class ClientQueue: @unchecked Sendable {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
     #else
-    init() {}
+    // Apple's URL loading system asks a protocol to call its client on the thread that called `startLoading`, a
+    // loader thread that runs a run loop: later calls are performed on that run loop, in order. A thread whose run
+    // loop is not running (a loader that starts protocols from a dispatch queue) could never perform them: its
+    // client is called from wherever the event is.
+    private let thread: Thread
+    private let runLoop: RunLoop?
+
+    /// Call from `startLoading`: captures its thread and, if it is running, its run loop.
+    init() {
+        thread = Thread.current
+        runLoop = RunLoop.current.currentMode != nil ? RunLoop.current : nil
+    }
+
     static var currentQueue: OpaquePointer? { nil }
-    var isCurrent: Bool { true }
-    func async(_ body: @escaping () -> Void) { body() }
+
+    var isCurrent: Bool { runLoop == nil || Thread.current === thread }
+
+    /// Runs `body` on the captured thread's run loop, after what was sent there before.
+    func async(_ body: @escaping () -> Void) {
+        guard let runLoop else { return body() }
+        let block = UncheckedBlock(body)
+        runLoop.perform(inModes: [.common]) { block.body() }
+        // `perform` queues without waking a run loop that is waiting for input.
+        #if canImport(CoreFoundation) && !canImport(FoundationNetworking)
+        CFRunLoopWakeUp(runLoop.getCFRunLoop())
+        #else
+        // corelibs (HTTPVCR_APPLE_PATHS) has no public CFRunLoopWakeUp: a timer due now wakes it.
+        runLoop.add(Timer(timeInterval: 0, repeats: false) { _ in }, forMode: .common)
+        #endif
+    }
+
+    private struct UncheckedBlock: @unchecked Sendable {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
     #endif
 }

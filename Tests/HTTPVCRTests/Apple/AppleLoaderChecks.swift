@@ -43,7 +43,7 @@ extension VCRTests {
             return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
 
-        @Test func aReportedRedirectIsFollowedRefusedOrChangedAThousandTimes() async throws {
+        @Test func aHopTheDelegateDecidesIsFollowedRefusedOrChangedAThousandTimes() async throws {
             let folder = try TemporaryFolder()
             let url = try HTTPBin.url("/redirect/2")
             let elsewhere = try HTTPBin.url("/get?changed=1")

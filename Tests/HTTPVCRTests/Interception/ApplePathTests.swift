@@ -38,6 +38,10 @@ extension VCRTests {
                 let expected = Self.isApplePath ? tape.interactions[0].chunks : [tape.interactions[0].body]
                 #expect(recorded.chunks == expected)
                 #expect(replayed.chunks == expected)
+                // Every client call where the loader started the protocol, recording (the answer comes from the
+                // recorder's session) as replaying: corelibs' task queue, Apple's loader thread.
+                #expect(recorded.callsOffThread == 0)
+                #expect(replayed.callsOffThread == 0)
             }
         }
 

@@ -15,8 +15,9 @@ final class HopReportingProtocol: VCRURLProtocol {
 /// `wasRedirectedTo`). It does what Apple documents and what stub libraries rely on: on `wasRedirectedTo` it
 /// either follows the hop (stops the protocol, ignores anything that protocol says after, and starts a new one
 /// for the next request) or, like a delegate that refuses redirects, ignores the report and ends the task with
-/// the 3xx that follows it. Client calls may arrive from any thread (on Linux HTTPVCR sends them to the queue
-/// `startLoading` ran on; with `HTTPVCR_APPLE_PATHS`, as on Apple platforms, from wherever they are made).
+/// the 3xx that follows it. Protocols start where the platform's loader starts them (a serial queue on Linux, a
+/// thread that runs a run loop on Apple platforms and with `HTTPVCR_APPLE_PATHS`); client calls may arrive from any
+/// thread, and those that do not come from there are counted (Apple asks for that thread).
 final class LoaderDouble: @unchecked Sendable {
     struct Hop: Equatable {
         let status: Int
@@ -33,10 +34,18 @@ final class LoaderDouble: @unchecked Sendable {
         var chunks: [Data] = []
         var error: (any Error)?
         var protocolsStarted = 0
+        /// Client calls made from another thread than the one that called `startLoading` (Apple asks for that one).
+        var callsOffThread = 0
     }
 
     let followsRedirects: Bool
-    private let queue = DispatchQueue(label: "LoaderDouble.work")
+    /// Where protocols start, as each platform's loader starts them: a thread that runs a run loop (Apple), a
+    /// serial work queue (corelibs).
+    #if HTTPVCR_APPLE_PATHS || !canImport(FoundationNetworking)
+    static let thread = RunLoopThread(name: "LoaderDouble.loader")
+    #else
+    static let thread = SerialQueue(label: "LoaderDouble.work")
+    #endif
     private let lock = NSLock()
     private var current: URLProtocol?
     private var outcome = Outcome()
@@ -51,7 +60,7 @@ final class LoaderDouble: @unchecked Sendable {
             lock.lock()
             self.continuation = continuation
             lock.unlock()
-            queue.async { self.start(request) }
+            Self.thread.async { self.start(request) }
         }
     }
 
@@ -91,12 +100,12 @@ final class LoaderDouble: @unchecked Sendable {
         current = nil
         lock.unlock()
         instance.stopLoading()
-        queue.async { self.start(request) }
+        Self.thread.async { self.start(request) }
     }
 
     /// Cancels the task, as `URLSessionTask.cancel()` does: the protocol loading it now is stopped.
     func cancel() {
-        queue.async {
+        Self.thread.async {
             self.lock.lock()
             let instance = self.current
             self.lock.unlock()
@@ -133,20 +142,38 @@ final class LoaderDouble: @unchecked Sendable {
         continuation?.resume(returning: outcome)
     }
 
+    fileprivate func noteCall() {
+        guard !Self.thread.isCurrent else { return }
+        lock.lock()
+        outcome.callsOffThread += 1
+        lock.unlock()
+    }
+
     private final class Client: NSObject, URLProtocolClient {
         let loader: LoaderDouble
         init(loader: LoaderDouble) { self.loader = loader }
 
         func urlProtocol(_ p: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
+            loader.noteCall()
             loader.redirected(p, to: request, by: redirectResponse)
         }
         func urlProtocol(_ p: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {}
         func urlProtocol(_ p: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy: URLCache.StoragePolicy) {
+            loader.noteCall()
             loader.received(p, response)
         }
-        func urlProtocol(_ p: URLProtocol, didLoad data: Data) { loader.loaded(p, data) }
-        func urlProtocolDidFinishLoading(_ p: URLProtocol) { loader.ended(p, error: nil) }
-        func urlProtocol(_ p: URLProtocol, didFailWithError error: any Error) { loader.ended(p, error: error) }
+        func urlProtocol(_ p: URLProtocol, didLoad data: Data) {
+            loader.noteCall()
+            loader.loaded(p, data)
+        }
+        func urlProtocolDidFinishLoading(_ p: URLProtocol) {
+            loader.noteCall()
+            loader.ended(p, error: nil)
+        }
+        func urlProtocol(_ p: URLProtocol, didFailWithError error: any Error) {
+            loader.noteCall()
+            loader.ended(p, error: error)
+        }
         func urlProtocol(_ p: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {}
         func urlProtocol(_ p: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
     }
@@ -389,4 +416,49 @@ extension VCRTests {
             }
         }
     }
+}
+
+/// A thread that runs a run loop, as Apple's URL loading thread does, taking blocks in order.
+final class RunLoopThread: @unchecked Sendable {
+    private var runLoop: RunLoop?
+    private var thread: Thread?
+
+    init(name: String) {
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [unowned self] in
+            runLoop = RunLoop.current
+            // A far timer keeps the run loop from finishing for want of sources.
+            RunLoop.current.add(Timer(timeInterval: 1e9, repeats: true) { _ in }, forMode: .default)
+            ready.signal()
+            while true { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
+        }
+        thread.name = name
+        self.thread = thread
+        thread.start()
+        ready.wait()
+    }
+
+    var isCurrent: Bool { Thread.current === thread }
+
+    /// Runs `body` on the thread, after what was sent there before.
+    func async(_ body: @escaping @Sendable () -> Void) {
+        guard let runLoop else { return }
+        runLoop.perform(inModes: [.common], block: body)
+        runLoop.add(Timer(timeInterval: 0, repeats: false) { _ in }, forMode: .default)  // wakes it
+    }
+}
+
+/// A serial queue, as corelibs' task work queue is, that knows when it is the current one.
+final class SerialQueue: Sendable {
+    private let queue: DispatchQueue
+    private let key = DispatchSpecificKey<Bool>()
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: true)
+    }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+    func async(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 }
