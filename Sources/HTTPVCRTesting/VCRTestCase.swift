@@ -26,10 +26,11 @@ import XCTest
 ///
 /// **Finding the package root.** XCTest does not tell a test case which file declares it, so the package root is
 /// looked for, in this order: above ``testFilePath`` when a subclass overrides it
-/// (`override class var testFilePath: String? { #filePath }`, the one certain way); above the test bundle (with
-/// `swift test` the build folder is inside the package); above the current directory (`swift test` runs there).
-/// When none holds a `Package.swift` (an Xcode project), the test fails and says to override ``testFilePath`` or
-/// ``cassettesPath``.
+/// (`override class var testFilePath: String? { #filePath }`, the one certain way); the folder the environment
+/// variable `VCR_PACKAGE_ROOT` names (for Xcode: `$(SRCROOT)` in the scheme's test environment); above the test
+/// bundle (with `swift test` the build folder is inside the package); above the current directory (`swift test`
+/// runs there). When none holds a `Package.swift` (an Xcode project), the test fails and says to override
+/// ``testFilePath`` or ``cassettesPath``, or to set `VCR_PACKAGE_ROOT`.
 open class VCRTestCase: XCTestCase {
     /// Whether this test gets a cassette. Default `true`.
     open func shouldSetUpVCR() -> Bool { true }
@@ -161,6 +162,7 @@ open class VCRTestCase: XCTestCase {
           test: \(suite)/\(test)
           Say which file declares the class: override class var testFilePath: String? { #filePath }
           or choose the folder: override var cassettesPath: String { "/path/to/Cassettes.bundle/\(suite)" }
+          or, under Xcode, set VCR_PACKAGE_ROOT to $(SRCROOT) in the scheme's test environment
         """
     }
 }

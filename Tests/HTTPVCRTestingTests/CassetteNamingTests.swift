@@ -24,6 +24,23 @@ import HTTPBinTestSupport
         #expect(CassetteNaming.sanitize(name) == expected)
     }
 
+    @Test func anXcodeSchemeCanNameThePackageRoot() {
+        final class SomeTests {}
+        let named = PackageRoots.findRoot(
+            for: SomeTests.self, testFilePath: nil, environment: ["VCR_PACKAGE_ROOT": "/Users/ada/App"]
+        )
+        #expect(named?.path == "/Users/ada/App")
+        let prefixed = PackageRoots.findRoot(
+            for: SomeTests.self, testFilePath: nil, environment: ["TEST_RUNNER_VCR_PACKAGE_ROOT": "/Users/ada/App/"]
+        )
+        #expect(prefixed?.path == "/Users/ada/App")
+        // The test file, when a subclass names it, still wins.
+        let fromFile = PackageRoots.findRoot(
+            for: SomeTests.self, testFilePath: #filePath, environment: ["VCR_PACKAGE_ROOT": "/Users/ada/App"]
+        )
+        #expect(fromFile == packageRoot.standardizedFileURL)
+    }
+
     @Test func longNamesAreCutAndStayDistinct() {
         let a = CassetteNaming.sanitize(String(repeating: "a", count: 300) + "1")
         let b = CassetteNaming.sanitize(String(repeating: "a", count: 300) + "2")

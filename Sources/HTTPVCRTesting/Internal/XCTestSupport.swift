@@ -26,9 +26,21 @@ final class PackageRoots: @unchecked Sendable {
         return root
     }
 
-    static func findRoot(for testClass: AnyClass, testFilePath: String?) -> URL? {
+    /// The variable that names the root outright, for Xcode (a scheme's test environment: `$(SRCROOT)`). xcodebuild
+    /// passes `TEST_RUNNER_VCR_PACKAGE_ROOT` on without its prefix; the prefixed name is read too.
+    static let packageRootVariable = "VCR_PACKAGE_ROOT"
+
+    static func findRoot(
+        for testClass: AnyClass,
+        testFilePath: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL? {
         if let testFilePath {
             return CassetteNaming.packageRoot(ofSourceFile: testFilePath)
+        }
+        if let named = environment[packageRootVariable] ?? environment["TEST_RUNNER_" + packageRootVariable],
+           !named.isEmpty {
+            return URL(fileURLWithPath: NSString(string: named).expandingTildeInPath).standardizedFileURL
         }
         var starts: [URL] = [Bundle(for: testClass).bundleURL, Bundle.main.bundleURL]
         if let executable = Bundle.main.executableURL { starts.append(executable.deletingLastPathComponent()) }
