@@ -130,19 +130,15 @@ extension VCRTests {
 
         @Test func aReplayedCookieLandsInTheSharedStorage() async throws {
             let folder = try TemporaryFolder()
-            let name = "apple\(UUID().uuidString.prefix(8))"
-            let url = try HTTPBin.url("/response-headers?Set-Cookie=\(name)%3Dbaked")
-            func stored() throws -> [HTTPCookie] {
-                (HTTPCookieStorage.shared.cookies(for: try HTTPBin.baseURL()) ?? []).filter { $0.name == name }
-            }
-            defer { for cookie in (try? stored()) ?? [] { HTTPCookieStorage.shared.deleteCookie(cookie) } }
+            let cookie = try SharedStorageCookie(prefix: "apple")
+            defer { cookie.forget() }
             try await holdingCassettes {
-                try await withCassette("cookie", in: folder.path) { _ in _ = try await URLSession.shared.data(from: url) }
-                for cookie in try stored() { HTTPCookieStorage.shared.deleteCookie(cookie) }
+                try await withCassette("cookie", in: folder.path) { _ in _ = try await URLSession.shared.data(from: cookie.url) }
+                cookie.forget()
                 try await withCassette("cookie", in: folder.path, { $0.recordMode = .none }) { _ in
-                    _ = try await URLSession.shared.data(from: url)
+                    _ = try await URLSession.shared.data(from: cookie.url)
                 }
-                #expect(try stored().count == 1)
+                #expect(try cookie.stored().count == 1)
             }
         }
 

@@ -47,22 +47,19 @@ extension VCRTests {
 
         @Test func cookiesGoWhereThePlatformKeepsThem() async throws {
             let folder = try TemporaryFolder()
-            let name = "applepath\(UUID().uuidString.prefix(8))"
-            let url = try HTTPBin.url("/response-headers?Set-Cookie=\(name)%3Dbaked")
-            func stored() throws -> [HTTPCookie] {
-                (HTTPCookieStorage.shared.cookies(for: try HTTPBin.baseURL()) ?? []).filter { $0.name == name }
-            }
-            defer { for cookie in (try? stored()) ?? [] { HTTPCookieStorage.shared.deleteCookie(cookie) } }
+            let cookie = try SharedStorageCookie(prefix: "applepath")
+            defer { cookie.forget() }
+            let request = URLRequest(url: cookie.url)
             try await holdingCassettes {
-                _ = try await withCassette("cookie", in: folder.path) { _ in await LoaderDouble().load(URLRequest(url: url)) }
+                _ = try await withCassette("cookie", in: folder.path) { _ in await LoaderDouble().load(request) }
                 // Apple platforms: the shared storage, as stubbing libraries do (a protocol cannot see its session).
                 // Linux: the session's own storage, read from the task; this double has none, so nothing is stored.
-                #expect(try stored().count == (Self.isApplePath ? 1 : 0))
-                for cookie in try stored() { HTTPCookieStorage.shared.deleteCookie(cookie) }
+                #expect(try cookie.stored().count == (Self.isApplePath ? 1 : 0))
+                cookie.forget()
                 _ = try await withCassette("cookie", in: folder.path, { $0.recordMode = .none }) { _ in
-                    await LoaderDouble().load(URLRequest(url: url))
+                    await LoaderDouble().load(request)
                 }
-                #expect(try stored().count == (Self.isApplePath ? 1 : 0), "replayed too")
+                #expect(try cookie.stored().count == (Self.isApplePath ? 1 : 0), "replayed too")
             }
         }
 

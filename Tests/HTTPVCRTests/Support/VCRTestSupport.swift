@@ -157,3 +157,23 @@ final class FinishLog: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         action?()
     }
 }
+
+/// A cookie httpbin sets for a test (`/response-headers?Set-Cookie=…`), under a name of its own, and what
+/// `HTTPCookieStorage.shared` holds of it. The shared storage outlives the test: call ``forget()`` when done.
+struct SharedStorageCookie {
+    let name: String
+    let url: URL
+
+    init(prefix: String) throws {
+        name = "\(prefix)\(UUID().uuidString.prefix(8))"
+        url = try HTTPBin.url("/response-headers?Set-Cookie=\(name)%3Dbaked")
+    }
+
+    func stored() throws -> [HTTPCookie] {
+        (HTTPCookieStorage.shared.cookies(for: try HTTPBin.baseURL()) ?? []).filter { $0.name == name }
+    }
+
+    func forget() {
+        for cookie in (try? stored()) ?? [] { HTTPCookieStorage.shared.deleteCookie(cookie) }
+    }
+}
