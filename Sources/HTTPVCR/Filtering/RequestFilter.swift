@@ -113,7 +113,9 @@ enum RequestFilter {
         removed: inout SecretValues
     ) -> URL {
         let secrets = SecretFilter(configuration: configuration)
-        let filtersByName = secrets.isActive && (url.query != nil || url.user != nil || url.password != nil)
+        // Parsing a URL into components costs more than the rest of the filters: only when a name is there to take.
+        let filtersByName = secrets.isActive
+            && (url.user != nil || url.password != nil || url.query.map(secrets.hasSecretName(inQuery:)) == true)
         guard configuration.pathFilter != nil || configuration.queryParametersFilter != nil || filtersByName,
               var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }

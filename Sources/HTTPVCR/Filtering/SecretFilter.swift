@@ -43,6 +43,14 @@ struct SecretFilter {
         return filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
     }
 
+    /// Whether a (percent-encoded) query has a parameter named like a secret.
+    func hasSecretName(inQuery query: String) -> Bool {
+        query.split(separator: "&").contains { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return isSecret(queryName: FormCoding.decode(String(name)))
+        }
+    }
+
     /// The secret-named keys of a JSON or form body.
     func secretKeys(in body: Data, contentType: String?) -> Set<String> {
         Set(BodyRewriter.keys(in: body, contentType: contentType).filter(isSecret(key:)))
