@@ -60,21 +60,27 @@ struct SecretFilter {
     /// check would find is what recording filters. JSON is JSON whatever the server called it (`text/html` from
     /// a careless API), and an untyped body of `name=value` pairs is a form.
     static func typeForSecrets(of body: Data, contentType: String?) -> String? {
-        let type = contentType?.lowercased() ?? ""
-        if type.contains("json") || type.contains("x-www-form-urlencoded") { return contentType }
+        if let contentType, isJSONOrForm(contentType) { return contentType }
         let first = body.first { !(UInt8(ascii: " ") == $0 || (9...13).contains($0)) }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return "application/json" }
-        if type.isEmpty, SecretScanner.looksLikeForm(String(decoding: body.prefix(1_000_000), as: UTF8.self)) {
+        if contentType?.isEmpty ?? true,
+           SecretScanner.looksLikeForm(String(decoding: body.prefix(1_000_000), as: UTF8.self)) {
             return "application/x-www-form-urlencoded"
         }
         return contentType
+    }
+
+    private static func isJSONOrForm(_ contentType: String) -> Bool {
+        contentType.containsIgnoringASCIICase("json") || contentType.containsIgnoringASCIICase("x-www-form-urlencoded")
     }
 
     /// A JSON or form body with every secret-named key's value written as the placeholder, but for the keys the
     /// configuration replaces itself (`exempt`: its choice wins). Returns the secrets it removed in `removed`.
     func filterBody(_ body: Data, contentType: String?, exempt: Set<String> = [], removed: inout SecretValues) -> Data {
         guard isActive, !body.isEmpty else { return body }
-        let contentType = Self.typeForSecrets(of: body, contentType: contentType)
+        // Only JSON and forms have keys: an image, a stream of bytes or an HTML page is not read for them.
+        guard let contentType = Self.typeForSecrets(of: body, contentType: contentType), Self.isJSONOrForm(contentType)
+        else { return body }
         let keys = secretKeys(in: body, contentType: contentType).subtracting(exempt)
         guard !keys.isEmpty else { return body }
         removed.insert(contentsOf: BodyRewriter.values(forKeys: keys, in: body, contentType: contentType))

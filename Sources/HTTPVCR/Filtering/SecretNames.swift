@@ -51,6 +51,19 @@ package enum SecretNames {
     /// Whether a header's whole value is a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `Set-Cookie`, and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
     package static func isSecret(headerName name: String) -> Bool {
+        // The same few header names come on every request and response: answer them from memory.
+        if let known = headerAnswers.withLock({ $0[name] }) { return known }
+        let answer = isSecretUncached(headerName: name)
+        headerAnswers.withLock { answers in
+            if answers.count >= 4096 { answers.removeAll(keepingCapacity: true) }
+            answers[name] = answer
+        }
+        return answer
+    }
+
+    private static let headerAnswers = Locked<[String: Bool]>([:])
+
+    private static func isSecretUncached(headerName name: String) -> Bool {
         let normalized = normalize(name)
         if credentialHeaders.contains(normalized) { return true }
         if hasSuffix(normalized, challengeSuffix) || normalized == authenticationInfo { return false }

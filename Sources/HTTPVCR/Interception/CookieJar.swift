@@ -68,14 +68,49 @@ enum URLSessionInternals {
         child("session", of: task) as? URLSession
     }
 
-    /// The stored property `label` of `object`, looked up through its superclasses.
+    /// The stored property `label` of `object`, looked up through its superclasses. Where it is (how many
+    /// superclasses up, which field) is found once per type: walking a class's fields boxes each of them, and this
+    /// runs for every recording (it cost more than the rest of HTTPVCR's part of one).
     static func child(_ label: String, of object: Any) -> Any? {
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            if let child = current.children.first(where: { $0.label == label }) { return child.value }
-            mirror = current.superclassMirror
+        let key = FieldPlace.Key(type: ObjectIdentifier(type(of: object) as Any.Type), label: label)
+        if let known = places.withLock({ $0[key] }) { return known?.child(of: object) }
+        let place = FieldPlace.find(label, in: object)
+        places.withLock { $0[key] = .some(place) }
+        return place?.child(of: object)
+    }
+
+    private static let places = Locked<[FieldPlace.Key: FieldPlace?]>([:])
+
+    /// Superclasses to go up, then the field's position among that class's own fields.
+    private struct FieldPlace {
+        struct Key: Hashable {
+            let type: ObjectIdentifier
+            let label: String
         }
-        return nil
+
+        let depth: Int
+        let offset: Int
+
+        static func find(_ label: String, in object: Any) -> FieldPlace? {
+            var mirror: Mirror? = Mirror(reflecting: object)
+            var depth = 0
+            while let current = mirror {
+                if let index = current.children.firstIndex(where: { $0.label == label }) {
+                    let offset = current.children.distance(from: current.children.startIndex, to: index)
+                    return FieldPlace(depth: depth, offset: offset)
+                }
+                mirror = current.superclassMirror
+                depth += 1
+            }
+            return nil
+        }
+
+        func child(of object: Any) -> Any? {
+            var mirror: Mirror? = Mirror(reflecting: object)
+            for _ in 0..<depth { mirror = mirror?.superclassMirror }
+            guard let children = mirror?.children, offset < children.count else { return nil }
+            return children[children.index(children.startIndex, offsetBy: offset)].value
+        }
     }
 }
 #endif

@@ -16,6 +16,26 @@ extension StringProtocol {
         zip(lhs, rhs).allSatisfy { a, b in a == b || (isASCIILetter(a) && a ^ 0x20 == b) }
     }
 
+    /// Whether `part` (lowercase ASCII) occurs in this text, ASCII letters folded: `application/JSON` contains
+    /// `json`. Without the string search and lowercased copy `contains` costs on Linux.
+    package func containsIgnoringASCIICase(_ part: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount)
+        func search(_ text: some Collection<UInt8>) -> Bool {
+            let bytes = Array(text)
+            guard needle.count <= bytes.count, let first = needle.first else { return needle.isEmpty }
+            var start = 0
+            while start + needle.count <= bytes.count {
+                if bytes[start] | 0x20 == first | 0x20,
+                   zip(bytes[start..<(start + needle.count)], needle).allSatisfy({ a, b in a == b || (Self.isASCIILetter(a) && a ^ 0x20 == b) }) {
+                    return true
+                }
+                start += 1
+            }
+            return false
+        }
+        return utf8.withContiguousStorageIfAvailable { search($0) } ?? search(utf8)
+    }
+
     /// Lowercased, without building a new string when there is nothing to lowercase.
     var lowercasedIfNeeded: String {
         containsByte { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 } ? lowercased() : String(self)
