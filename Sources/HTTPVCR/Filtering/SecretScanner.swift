@@ -46,23 +46,25 @@ package struct SecretScanner {
     /// Exact values (besides the built-in ones) that stand for a removed secret.
     package var extraPlaceholders: Set<String> = []
 
-    private let patterns: [(name: String, regex: NSRegularExpression, group: Int)]
+    /// Each pattern with the text (lowercase) any match of it contains: a regular expression runs only on text that
+    /// has one, which is most of the time none (a scan runs before every save).
+    private let patterns: [(name: String, regex: NSRegularExpression, group: Int, anchors: [StaticString])]
 
     package init(extraPlaceholders: Set<String> = []) {
         self.extraPlaceholders = extraPlaceholders
-        let sources: [(String, String, Int)] = [
-            ("private key block", #"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"#, 0),
-            ("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, 0),
-            ("bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, 1),
-            ("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, 0),
-            ("GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#, 0),
-            ("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, 0),
-            ("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, 0),
-            ("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, 0),
+        let sources: [(String, String, Int, [StaticString])] = [
+            ("private key block", #"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"#, 0, ["private key"]),
+            ("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, 0, ["eyj"]),
+            ("bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, 1, ["bearer"]),
+            ("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, 0, ["akia", "asia"]),
+            ("GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#, 0, ["gh"]),
+            ("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, 0, ["xox"]),
+            ("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, 0, ["k_live_"]),
+            ("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, 0, ["aiza"]),
         ]
-        patterns = sources.map { name, pattern, group in
+        patterns = sources.map { name, pattern, group, anchors in
             // The patterns are fixed and tested; a failure here is a programming error.
-            (name, try! NSRegularExpression(pattern: pattern), group)
+            (name, try! NSRegularExpression(pattern: pattern), group, anchors)
         }
     }
 
@@ -311,7 +313,7 @@ package struct SecretScanner {
         guard !text.isEmpty else { return [] }
         let whole = NSRange(text.startIndex..., in: text)
         var result: [(String, String)] = []
-        for pattern in patterns {
+        for pattern in patterns where pattern.anchors.contains(where: text.containsIgnoringASCIICase) {
             for match in pattern.regex.matches(in: text, range: whole) {
                 guard let range = Range(match.range(at: pattern.group), in: text) else { continue }
                 let secret = String(text[range])

@@ -20,20 +20,26 @@ extension StringProtocol {
     /// `json`. Without the string search and lowercased copy `contains` costs on Linux.
     package func containsIgnoringASCIICase(_ part: StaticString) -> Bool {
         let needle = UnsafeBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount)
-        func search(_ text: some Collection<UInt8>) -> Bool {
-            let bytes = Array(text)
-            guard needle.count <= bytes.count, let first = needle.first else { return needle.isEmpty }
-            var start = 0
-            while start + needle.count <= bytes.count {
-                if bytes[start] | 0x20 == first | 0x20,
-                   zip(bytes[start..<(start + needle.count)], needle).allSatisfy({ a, b in a == b || (Self.isASCIILetter(a) && a ^ 0x20 == b) }) {
-                    return true
+        if let found = utf8.withContiguousStorageIfAvailable({ Self.search($0, for: needle) }) { return found }
+        return Array(utf8).withUnsafeBufferPointer { Self.search($0, for: needle) }
+    }
+
+    private static func search(_ bytes: UnsafeBufferPointer<UInt8>, for needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard needle.count <= bytes.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] | 0x20 == first | 0x20 {
+            var matches = true
+            for offset in 1..<needle.count {
+                let byte = bytes[start + offset]
+                let wanted = needle[offset]
+                if byte != wanted && !(isASCIILetter(byte) && byte ^ 0x20 == wanted) {
+                    matches = false
+                    break
                 }
-                start += 1
             }
-            return false
+            if matches { return true }
         }
-        return utf8.withContiguousStorageIfAvailable { search($0) } ?? search(utf8)
+        return false
     }
 
     /// Lowercased, without building a new string when there is nothing to lowercase.
