@@ -14,7 +14,8 @@ enum RedactCommand {
             ],
             arguments: [(
                 "<path>",
-                "HTTPVCR cassettes (.json or .plist), or folders searched for them. Convert other formats first."
+                "HTTPVCR cassettes (.json or .plist), or folders searched recursively for them. Convert other "
+                    + "formats first."
             )],
             options: [
                 .repeated("header", "<name>", "Replace this header's value, in requests and responses (repeatable)."),
@@ -33,7 +34,8 @@ enum RedactCommand {
                 ),
                 .flag(
                     "secrets",
-                    "Also hide every name recording hides by default (the names vcr lint reports), and their echoes."
+                    "Also hide every name recording hides by default (the names vcr lint reports), and their "
+                        + "echoes, with \(VCRConfiguration.filteredPlaceholder) as recording writes them."
                 ),
                 .flag("remove", "Remove the named headers, parameters and keys instead of replacing their values."),
                 .flag("dry-run", short: "n", "Show what would change, and write nothing."),
@@ -50,23 +52,36 @@ enum RedactCommand {
 
                 --secrets applies what recording does by default (filtersSecrets): secret-named headers (requests \
                 and responses, cookie names kept), query parameters, JSON and form keys, URL passwords, and every \
-                echo of their values, so a cassette recorded before these defaults looks as if recorded with them.
+                echo of their values, so a cassette recorded before these defaults looks as if recorded with them. \
+                It always writes \(VCRConfiguration.filteredPlaceholder); --placeholder and --remove apply to the \
+                names given with the other options.
 
                 Everything else stays as it was, byte for byte, and each file is replaced atomically. When nothing \
                 matches, the file is not touched. With --dry-run, the changes are listed per request (old secret \
-                values shortened) and nothing is written. A folder is searched for cassettes (hidden folders \
-                skipped); cassettes of other tools found there are skipped, and a total line follows.
+                values shortened) and nothing is written.
+
+                Any number of files and folders can be named. A folder is searched recursively for .json, .plist \
+                and .har files, as vcr lint searches it (hidden folders skipped). Cassettes of other tools found \
+                there (HAR, YAHTTPVCR, VCR.py) are skipped with a note; named explicitly, they are an error. \
+                Each file is redacted on its own, and a total line follows when there is more than one. A file \
+                that cannot be read or written is reported and the others are still redacted.
 
                 A redaction on the request side (headers, query parameters, request body keys) changes what the \
                 recorded requests look like: the tests that replay the cassette need the same filter in their \
                 configuration (headersFilter, queryParametersFilter, postBodyFilter, or secretNames) to keep \
-                matching. The names --secrets hides are filtered by the default configuration already.
+                matching. HTTPVCR's secure defaults already filter the names --secrets hides, so a cassette \
+                redacted with --secrets keeps matching with the default configuration.
+
+                Exit status: 0 when every file was redacted or had nothing to redact (an empty folder too); 2 \
+                when a path does not exist, a file cannot be read or written, a cassette of another format is \
+                named, or the command line is wrong.
                 """,
             examples: [
                 "vcr redact Cassettes/login.json --header Authorization --json-key password",
                 "vcr redact Cassettes/search.json --query api_key --placeholder '<api-key>' --dry-run",
                 "vcr redact Cassettes/session.json --header Set-Cookie --header Cookie --remove",
                 "vcr redact Cassettes.bundle --secrets --dry-run",
+                "vcr redact Tests/Cassettes Cassettes/extra.json --header X-Session --dry-run",
             ],
             run: run
         )
@@ -88,6 +103,16 @@ enum RedactCommand {
         }
         if arguments.flag("remove"), arguments.value("placeholder") != nil {
             throw CommandError.usage("--remove and --placeholder cannot be used together", of: command)
+        }
+        // --secrets writes what recording writes, so that the default configuration still matches: --placeholder
+        // and --remove reach only the names given.
+        let names = headers + queries + keys
+        if names.isEmpty, arguments.flag("remove") || arguments.value("placeholder") != nil {
+            throw CommandError.usage(
+                "--placeholder and --remove apply to the names given with --header, --query and --json-key; "
+                    + "--secrets always writes \(VCRConfiguration.filteredPlaceholder), as recording does",
+                of: command
+            )
         }
         let replacement: String? = arguments.flag("remove")
             ? nil
@@ -111,18 +136,27 @@ enum RedactCommand {
             return .success
         }
 
+        // Several paths, or folders: each file on its own, its errors reported and the others still redacted.
         var files: [(path: String, isNamed: Bool)] = []
+        var seen: Set<String> = []
         var failed = 0
+        var missing = 0
         for path in arguments.positionals {
             guard FileManager.default.fileExists(atPath: path) else {
                 Console.out("\(path): error: no such file or folder")
                 failed += 1
+                missing += 1
                 continue
             }
-            if isFolder(path) {
-                files += LintCommand.cassettes(in: path).map { ($0, false) }
-            } else {
-                files.append((path, true))
+            let found = isFolder(path)
+                ? LintCommand.cassettes(in: path).map { ($0, false) }
+                : [(path, true)]
+            if found.isEmpty {
+                Console.out("\(path): nothing to redact: no cassettes (.json, .plist) in this folder")
+            }
+            // A file named twice, or named and found in a folder, is redacted once.
+            for file in found where seen.insert(canonical(file.0)).inserted {
+                files.append(file)
             }
         }
         var fields = 0
@@ -145,14 +179,22 @@ enum RedactCommand {
                 failed += 1
             }
         }
-        let cassettes = files.count == 1 ? "1 cassette" : "\(files.count) cassettes"
-        var total = redaction.dryRun ? "vcr redact: would change" : "vcr redact: redacted"
-        total += " \(fields) field\(fields == 1 ? "" : "s") in \(requests) request\(requests == 1 ? "" : "s")"
-            + " across \(changedFiles) of \(cassettes)"
-        if redaction.dryRun { total += " (dry run: nothing written)" }
-        if failed > 0 { total += "; \(failed) could not be read or written" }
-        Console.out(total)
+        // A total line when there was more than one file: each file already has its own line.
+        if files.count + missing > 1 {
+            let cassettes = files.count == 1 ? "1 cassette" : "\(files.count) cassettes"
+            var total = redaction.dryRun ? "vcr redact: would change" : "vcr redact: redacted"
+            total += " \(fields) field\(fields == 1 ? "" : "s") in \(requests) request\(requests == 1 ? "" : "s")"
+                + " across \(changedFiles) of \(cassettes)"
+            if redaction.dryRun { total += " (dry run: nothing written)" }
+            if failed > 0 { total += "; \(failed) could not be read or written" }
+            Console.out(total)
+        }
         return failed > 0 ? .failure : .success
+    }
+
+    /// The file a path names, symbolic links and `..` resolved, to redact each file once.
+    private static func canonical(_ path: String) -> String {
+        CassetteInput.url(path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     private static func isFolder(_ path: String) -> Bool {

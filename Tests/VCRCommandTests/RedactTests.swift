@@ -237,43 +237,121 @@ import TestSupport
         let first = try folder.write(Self.leaky, "Suite/first.json")
         let second = try folder.write(Self.leaky, "Suite/Nested/second.plist", as: .plist)
         let har = try folder.write(Self.leaky, "Suite/other.har", as: .har)
-        let harBefore = try Data(contentsOf: URL(fileURLWithPath: har))
+        let vcrpy = try folder.copy(VCRTool.vcrPyFixture, as: "Suite/Nested/vcrpy.json")
+        let foreign = [har, vcrpy]
+        let foreignBefore = try foreign.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         let before = try [first, second].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let suite = folder.file("Suite").path
 
-        let dryRun = try VCRTool.run(["redact", folder.file("Suite").path, "--dry-run"] + Self.options)
+        let dryRun = try VCRTool.run(["redact", suite, "--dry-run"] + Self.options)
         #expect(dryRun.status == 0, "\(dryRun)")
-        #expect(dryRun.stdout.contains("vcr redact: would change 16 fields in 4 requests across 2 of 3 cassettes (dry run"))
-        #expect(dryRun.stdout.contains("other.har: skipped: a HAR cassette"), "\(dryRun)")
-        #expect(try [first, second].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+        let nothingWritten = "(dry run: nothing written)"
+        #expect(
+            dryRun.lines.last == "vcr redact: would change 16 fields in 4 requests across 2 of 4 cassettes \(nothingWritten)",
+            "\(dryRun)"
+        )
+        for path in [first, second] {
+            #expect(dryRun.lines.contains("\(path): would change 8 fields in 2 requests \(nothingWritten)"), "\(dryRun)")
+        }
+        let after = try [first, second].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(after == before, "dry run writes nothing")
 
-        let result = try VCRTool.run(["redact", folder.file("Suite").path] + Self.options)
+        let result = try VCRTool.run(["redact", suite] + Self.options)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("vcr redact: redacted 16 fields in 4 requests across 2 of 3 cassettes"), "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
+        #expect(
+            result.lines.last == "vcr redact: redacted 16 fields in 4 requests across 2 of 4 cassettes", "\(result)"
+        )
+        #expect(result.lines.contains("\(first): redacted 8 fields in 2 requests"), "\(result)")
+        #expect(result.lines.contains("\(second): redacted 8 fields in 2 requests"), "the nested folder too: \(result)")
+        // Each foreign cassette: one line, a note and not an error, and the file left alone.
+        for output in [dryRun, result] {
+            let harLines = output.lines.filter { $0.contains("other.har") }
+            let vcrpyLines = output.lines.filter { $0.contains("vcrpy.json") }
+            #expect(harLines == ["\(har): skipped: a HAR cassette (convert it first)"], "\(output)")
+            #expect(vcrpyLines == ["\(vcrpy): skipped: a VCR.py cassette (convert it first)"], "\(output)")
+            #expect(!output.stdout.contains(": error: "), "\(output)")
+        }
+        #expect(try foreign.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == foreignBefore)
         for path in [first, second] {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(path)") }
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: har)) == harBefore)
+        #expect(try VCRTool.run("lint", first, second).status == 0)
+
+        // Run again: nothing left to redact, and still a success.
+        let again = try VCRTool.run(["redact", suite] + Self.options)
+        #expect(again.status == 0, "\(again)")
+        #expect(again.lines.contains("\(first): nothing to redact"), "\(again)")
+        #expect(again.lines.last == "vcr redact: redacted 0 fields in 0 requests across 0 of 4 cassettes", "\(again)")
+    }
+
+    @Test func aTotalLineOnlyWhenThereIsMoreThanOneFile() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.file("One"), withIntermediateDirectories: true)
+        let only = try folder.write(Self.leaky, "One/only.json")
+        let alone = try VCRTool.run(["redact", folder.file("One").path] + Self.options)
+        #expect(alone.status == 0, "\(alone)")
+        #expect(alone.lines.last == "\(only): redacted 8 fields in 2 requests", "one file found, no total: \(alone)")
+        #expect(!alone.stdout.contains("vcr redact:"), "\(alone)")
+
+        // Two files named: a total line.
+        let a = try folder.write(Self.leaky, "a.json")
+        let b = try folder.write(Self.leaky, "b.json")
+        let two = try VCRTool.run(["redact", a, b] + Self.options)
+        #expect(two.status == 0, "\(two)")
+        #expect(two.lines.last == "vcr redact: redacted 16 fields in 4 requests across 2 of 2 cassettes", "\(two)")
+
+        // The same file named twice, or named and found in a folder, is redacted once.
+        let c = try folder.write(Self.leaky, "c.json")
+        let twice = try VCRTool.run(["redact", c, folder.file("./c.json").path] + Self.options)
+        #expect(twice.status == 0, "\(twice)")
+        #expect(twice.lines.filter { $0.hasSuffix("c.json: redacted 8 fields in 2 requests") }.count == 1, "\(twice)")
+        #expect(!twice.stdout.contains("nothing to redact"), "\(twice)")
     }
 
     @Test func anUnreadableFileIsReportedAndTheOthersStillRedacted() throws {
         let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.file("Sub"), withIntermediateDirectories: true)
         let good = try folder.write(Self.leaky, "good.json")
+        let nested = try folder.write(Self.leaky, "Sub/nested.json")
         let broken = try folder.write("{\"format\": \"HTTPVCR\"", "broken.json")
+        let brokenBefore = try Data(contentsOf: URL(fileURLWithPath: broken))
         let result = try VCRTool.run(["redact", folder.url.path, folder.file("missing.json").path] + Self.options)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stdout.contains("\(broken): error:"), "\(result)")
+        #expect(result.lines.contains { $0.hasPrefix("\(broken): error: ") }, "the file is named: \(result)")
         #expect(result.stdout.contains("missing.json: error: no such file or folder"), "\(result)")
-        #expect(result.stdout.contains("2 could not be read or written"), "\(result)")
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
-        #expect(bytes.range(of: Data("pw-secret-1".utf8)) == nil)
+        #expect(
+            result.lines.last
+                == "vcr redact: redacted 16 fields in 4 requests across 2 of 3 cassettes; 2 could not be read or written",
+            "\(result)"
+        )
+        for path in [good, nested] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(path)") }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: broken)) == brokenBefore)
+
+        // A foreign cassette named among others is an error, as when named alone; the others are still redacted.
+        let har = try folder.write(Self.leaky, "named.har", as: .har)
+        let other = try folder.write(Self.leaky, "other.json")
+        let named = try VCRTool.run(["redact", har, other] + Self.options)
+        #expect(named.status == 2, "\(named)")
+        #expect(named.lines.contains { $0.hasPrefix("\(har): error: ") && $0.contains("vcr convert") }, "\(named)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)).range(of: Data("pw-secret-1".utf8)) == nil)
     }
 
     @Test func anEmptyFolderHasNothingToRedact() throws {
         let folder = try TemporaryFolder()
+        try folder.write("not a cassette", "notes.txt")
         let result = try VCRTool.run(["redact", folder.url.path] + Self.options)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("redacted 0 fields in 0 requests across 0 of 0 cassettes"), "\(result)")
+        let note = "\(folder.url.path): nothing to redact: no cassettes (.json, .plist) in this folder"
+        #expect(result.lines == [note], "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
+        let dryRun = try VCRTool.run(["redact", folder.url.path, "--secrets", "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun)")
+        #expect(dryRun.stdout.contains("nothing to redact"), "\(dryRun)")
     }
 
     @Test func secretsHidesWhatRecordingHidesByDefault() throws {
@@ -287,6 +365,69 @@ import TestSupport
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains("sid=[FILTERED]"), "cookie names stay")
         #expect(try VCRTool.run("lint", path).status == 0, "lint finds nothing once --secrets ran")
+    }
+
+    /// The issue's case: an API-key header, an `access_token` query parameter, a JSON password and a `Set-Cookie`,
+    /// all hidden by `--secrets` alone, as the default configuration would have recorded them.
+    @Test func secretsAloneHidesKeysTokensPasswordsAndCookies() throws {
+        let tape = Tapes.tape(Tapes.exchange(
+            method: "POST",
+            url: "https://api.example.com/v1/session?user=ada&access_token=at-secret-9",
+            requestHeaders: [
+                RecordedHeader("Content-Type", "application/json"),
+                RecordedHeader("X-Api-Key", "ak-secret-7"),
+            ],
+            requestBody: #"{"user":"ada","password":"pw-secret-8"}"#,
+            responseHeaders: [
+                RecordedHeader("Content-Type", "application/json"),
+                RecordedHeader("Set-Cookie", "sid=ck-secret-6; Path=/; HttpOnly"),
+            ],
+            chunks: [#"{"ok":true}"#]
+        ))
+        let secrets = ["ak-secret-7", "at-secret-9", "pw-secret-8", "ck-secret-6"]
+        let folder = try TemporaryFolder()
+        let path = try folder.write(tape, "session.json")
+        #expect(try VCRTool.run("lint", path).status == 1)
+
+        let dryRun = try VCRTool.run("redact", path, "--secrets", "--dry-run")
+        #expect(dryRun.status == 0, "\(dryRun)")
+        for secret in secrets { #expect(!dryRun.stdout.contains(secret), "the report does not repeat \(secret)") }
+        #expect(
+            dryRun.lines.last == "\(path): would change 5 fields in 1 request (dry run: nothing written)", "\(dryRun)"
+        )
+
+        let result = try VCRTool.run("redact", path, "--secrets")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.last == "\(path): redacted 5 fields in 1 request", "\(result)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is still there") }
+        let redacted = try #require(try CassetteFile.read(at: URL(fileURLWithPath: path)).tape.interactions.first)
+        #expect(redacted.request.headers[field: "X-Api-Key"] == "[FILTERED]")
+        #expect(redacted.request.url == "https://api.example.com/v1/session?user=ada&access_token=%5BFILTERED%5D")
+        #expect(redacted.response?.url == redacted.request.url)
+        #expect(redacted.request.body == Data(#"{"user":"ada","password":"[FILTERED]"}"#.utf8))
+        #expect(redacted.response?.headers[field: "Set-Cookie"] == "sid=[FILTERED]; Path=/; HttpOnly")
+        #expect(try VCRTool.run("lint", path).status == 0)
+
+        // The requests are what the default configuration makes of them, so the cassette keeps matching with it.
+        let byDefault = tape.redacted(with: VCRConfiguration())
+        #expect(redacted.request == byDefault.interactions[0].request)
+        #expect(redacted.response == byDefault.interactions[0].response)
+    }
+
+    @Test func secretsWritesWhatRecordingWrites() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.leaky, "leaky.json")
+        for extra in [["--remove"], ["--placeholder", "<x>"]] {
+            let result = try VCRTool.run(["redact", path, "--secrets"] + extra)
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr.contains("--secrets always writes [FILTERED]"), "\(result)")
+        }
+        // With names given, the placeholder is theirs; --secrets still writes [FILTERED].
+        let both = try VCRTool.run("redact", path, "--secrets", "--json-key", "user", "--placeholder", "<user>")
+        #expect(both.status == 0, "\(both)")
+        let login = try #require(try CassetteFile.read(at: URL(fileURLWithPath: path)).tape.interactions.first)
+        #expect(login.request.body == Data(#"{"user":"<user>","password":"[FILTERED]"}"#.utf8))
     }
 
     @Test func refusesForeignFormats() throws {
