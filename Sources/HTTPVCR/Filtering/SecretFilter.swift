@@ -172,17 +172,8 @@ struct SecretValues {
 
     func replacingEchoes(in data: Data) -> Data {
         guard !values.isEmpty, !data.isEmpty else { return data }
-        var result = data
         let placeholder = Data(VCRConfiguration.filteredPlaceholder.utf8)
-        for form in forms {
-            let needle = Data(form.utf8)
-            var searchStart = result.startIndex
-            while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
-                result.replaceSubrange(range, with: placeholder)
-                searchStart = range.lowerBound + placeholder.count
-            }
-        }
-        return result
+        return forms.reduce(data) { $0.replacingOccurrences(of: Data($1.utf8), with: placeholder) }
     }
 
     /// `Bearer abc…` → ("Bearer", "abc…").

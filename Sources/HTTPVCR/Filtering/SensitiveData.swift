@@ -49,11 +49,11 @@ struct SensitiveData {
     }
 
     func hiding(_ data: Data) -> Data {
-        pairs.reduce(data) { Self.replacing(Data($1.value.utf8), with: Data($1.placeholder.utf8), in: $0) }
+        pairs.reduce(data) { $0.replacingOccurrences(of: Data($1.value.utf8), with: Data($1.placeholder.utf8)) }
     }
 
     func revealing(_ data: Data) -> Data {
-        pairs.reduce(data) { Self.replacing(Data($1.placeholder.utf8), with: Data($1.value.utf8), in: $0) }
+        pairs.reduce(data) { $0.replacingOccurrences(of: Data($1.placeholder.utf8), with: Data($1.value.utf8)) }
     }
 
     /// The values hidden in a live or recorded request: URL, header values, body.
@@ -102,16 +102,5 @@ struct SensitiveData {
             response.headers[index].value = revealing(response.headers[index].value)
         }
         return response
-    }
-
-    private static func replacing(_ needle: Data, with replacement: Data, in data: Data) -> Data {
-        guard !needle.isEmpty, data.range(of: needle) != nil else { return data }
-        var result = data
-        var searchStart = result.startIndex
-        while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
-            result.replaceSubrange(range, with: replacement)
-            searchStart = range.lowerBound + replacement.count
-        }
-        return result
     }
 }
