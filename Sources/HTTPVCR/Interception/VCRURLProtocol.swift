@@ -102,6 +102,10 @@ class VCRURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
+        // Ending the task must not resume an async caller here, on the work queue (see CallerTask).
+        if let task { URLSessionInternals.resumesCallerOffWorkQueue(task) }
+        #endif
         let notes = CanInitNotes.take()
         caller = notes?.caller
         #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
