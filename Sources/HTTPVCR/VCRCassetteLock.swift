@@ -1,17 +1,18 @@
 import Foundation
 
-/// The lock every cassette scope holds from inserting its cassette until it has ejected it and reported its
-/// failures.
+/// The lock every cassette scope holds from loading its cassette until it has saved it and reported its failures.
 ///
-/// HTTPVCR's cassette and URL protocol are global to the process, while Swift Testing runs tests in parallel: two
-/// tests with cassettes inserted at the same time would record into (or replay from) each other's cassettes. So
-/// the scopes that HTTPVCRTesting opens (`withVCRCassette`, the `.cassette` trait and `VCRTestCase`) take turns
-/// on this lock, first come first served. Tests without a cassette never touch it and keep running in parallel.
+/// Swift Testing runs tests in parallel. A scope that binds its cassette to the test's task (the `.cassette` trait
+/// and the `async` `withVCRCassette` in a Swift Testing test, on Linux) takes the lock *shared*: scopes like it run
+/// side by side, each request going to the cassette of the task that made it. A scope that inserts its cassette for
+/// the whole process (``VCRTestCase``, the synchronous `withVCRCassette`, `exclusive: true`, Apple platforms) takes
+/// it *exclusively*: it runs alone, so every request made meanwhile is its test's. Waiters are served in order, so
+/// neither kind starves the other. Tests without a cassette never touch the lock.
 ///
 /// Waiting is asynchronous (a suspended task, not a blocked thread) in the `async` forms; the synchronous form
 /// blocks its thread, which is what XCTest's synchronous `invokeTest()` needs.
 ///
-/// Code that inserts cassettes by hand while such tests may run should hold the lock too:
+/// Code that inserts cassettes by hand while such tests may run should hold the lock (exclusively) too:
 ///
 /// ```swift
 /// try await VCRCassetteLock.shared.withLock {
@@ -25,24 +26,71 @@ public final class VCRCassetteLock: @unchecked Sendable {
     public static let shared = VCRCassetteLock()
 
     private enum Waiter {
-        case task(CheckedContinuation<Void, Never>)
+        case task(CheckedContinuation<Void, Never>, shared: Bool)
         case thread(DispatchSemaphore)
+
+        var isShared: Bool {
+            if case .task(_, shared: true) = self { true } else { false }
+        }
+
+        func resume() {
+            switch self {
+            case let .task(continuation, _): continuation.resume()
+            case let .thread(semaphore): semaphore.signal()
+            }
+        }
     }
 
     private struct State {
-        var isHeld = false
+        var isHeldExclusively = false
+        var sharedHolders = 0
         var waiters: [Waiter] = []
         /// Waiters before it have been served; the array is compacted now and then.
         var waiterStart = 0
+
+        var hasWaiters: Bool { waiterStart < waiters.count }
+
+        /// Takes the lock for `shared` or exclusive use if it is free for that and nobody waits before.
+        mutating func take(shared: Bool) -> Bool {
+            guard !hasWaiters, !isHeldExclusively, shared || sharedHolders == 0 else { return false }
+            if shared { sharedHolders += 1 } else { isHeldExclusively = true }
+            return true
+        }
+
+        /// Hands the lock to the waiters at the front that can have it now: one exclusive, or every shared one up to
+        /// the next exclusive.
+        mutating func serveWaiters() -> [Waiter] {
+            var served: [Waiter] = []
+            while hasWaiters, !isHeldExclusively {
+                let next = waiters[waiterStart]
+                if next.isShared {
+                    sharedHolders += 1
+                } else if sharedHolders == 0 {
+                    isHeldExclusively = true
+                } else {
+                    break
+                }
+                served.append(next)
+                waiterStart += 1
+            }
+            if !hasWaiters {
+                waiters.removeAll()
+                waiterStart = 0
+            } else if waiterStart > 64 && waiterStart * 2 > waiters.count {
+                waiters.removeFirst(waiterStart)
+                waiterStart = 0
+            }
+            return served
+        }
     }
 
     private let state = Locked(State())
 
     public init() {}
 
-    /// Whether some scope holds the lock now.
+    /// Whether some scope holds the lock now, shared or exclusively.
     public var isLocked: Bool {
-        state.withLock { $0.isHeld }
+        state.withLock { $0.isHeldExclusively || $0.sharedHolders > 0 }
     }
 
     /// How many are waiting for the lock.
@@ -50,31 +98,40 @@ public final class VCRCassetteLock: @unchecked Sendable {
         state.withLock { $0.waiters.count - $0.waiterStart }
     }
 
-    /// Waits (suspended) until the lock is free, and takes it. Waiters are served in order.
+    /// How many hold the lock shared now.
+    package var sharedHolderCount: Int {
+        state.withLock { $0.sharedHolders }
+    }
+
+    /// Waits (suspended) until nobody holds the lock, and takes it exclusively. Waiters are served in order.
     public func lock() async {
+        await take(shared: false)
+    }
+
+    /// Waits (suspended) until nobody holds the lock exclusively, and takes a share of it. Waiters are served in
+    /// order: a share waits for an exclusive holder that asked first.
+    public func lockShared() async {
+        await take(shared: true)
+    }
+
+    private func take(shared: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let took = state.withLock { state in
-                if state.isHeld {
-                    state.waiters.append(.task(continuation))
-                    return false
-                }
-                state.isHeld = true
-                return true
+                if state.take(shared: shared) { return true }
+                state.waiters.append(.task(continuation, shared: shared))
+                return false
             }
             if took { continuation.resume() }
         }
     }
 
-    /// Waits (blocking the calling thread) until the lock is free, and takes it.
+    /// Waits (blocking the calling thread) until nobody holds the lock, and takes it exclusively.
     ///
     /// Do not call this from Swift concurrency's cooperative threads (a synchronous Swift Testing test is
     /// one): use ``lock()`` there.
     public func lockBlocking() {
         let semaphore: DispatchSemaphore? = state.withLock { state in
-            if !state.isHeld {
-                state.isHeld = true
-                return nil
-            }
+            if state.take(shared: false) { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             state.waiters.append(.thread(semaphore))
             return semaphore
@@ -82,39 +139,29 @@ public final class VCRCassetteLock: @unchecked Sendable {
         semaphore?.wait()
     }
 
-    /// Takes the lock if it is free. Returns whether it did.
+    /// Takes the lock exclusively if nobody holds it and nobody waits. Returns whether it did.
     public func tryLock() -> Bool {
-        state.withLock { state in
-            if state.isHeld { return false }
-            state.isHeld = true
-            return true
-        }
+        state.withLock { $0.take(shared: false) }
     }
 
-    /// Releases the lock, handing it to the first waiter if there is one.
+    /// Releases the exclusive hold, handing the lock to the waiters at the front.
     public func unlock() {
-        let next: Waiter? = state.withLock { state in
-            precondition(state.isHeld, "VCRCassetteLock.unlock() without lock()")
-            guard state.waiterStart < state.waiters.count else {
-                state.isHeld = false
-                state.waiters.removeAll()
-                state.waiterStart = 0
-                return nil
-            }
-            // The lock stays held: it passes straight to the next waiter.
-            let next = state.waiters[state.waiterStart]
-            state.waiterStart += 1
-            if state.waiterStart > 64 && state.waiterStart * 2 > state.waiters.count {
-                state.waiters.removeFirst(state.waiterStart)
-                state.waiterStart = 0
-            }
-            return next
+        let served = state.withLock { state in
+            precondition(state.isHeldExclusively, "VCRCassetteLock.unlock() without lock()")
+            state.isHeldExclusively = false
+            return state.serveWaiters()
         }
-        switch next {
-        case let .task(continuation)?: continuation.resume()
-        case let .thread(semaphore)?: semaphore.signal()
-        case nil: break
+        for waiter in served { waiter.resume() }
+    }
+
+    /// Releases a share, handing the lock on when it was the last.
+    public func unlockShared() {
+        let served = state.withLock { state in
+            precondition(state.sharedHolders > 0, "VCRCassetteLock.unlockShared() without lockShared()")
+            state.sharedHolders -= 1
+            return state.serveWaiters()
         }
+        for waiter in served { waiter.resume() }
     }
 
     /// Runs `body` holding the lock.

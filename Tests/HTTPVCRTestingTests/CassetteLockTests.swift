@@ -64,6 +64,47 @@ import Testing
         #expect(!lock.isLocked)
     }
 
+    @Test func sharesAreHeldTogether() async {
+        let lock = VCRCassetteLock()
+        for _ in 0..<3 { await lock.lockShared() }
+        #expect(lock.sharedHolderCount == 3)
+        #expect(!lock.tryLock(), "no exclusive hold beside shares")
+        for _ in 0..<3 { lock.unlockShared() }
+        #expect(!lock.isLocked)
+    }
+
+    /// An exclusive waiter waits for the shares before it, and shares that ask after it wait for it: neither kind
+    /// starves the other.
+    @Test func anExclusiveWaiterIsServedBetweenTheSharesAroundIt() async throws {
+        let lock = VCRCassetteLock()
+        await lock.lockShared()
+        let counter = Counter()
+        let exclusive = Task {
+            await lock.withLock {
+                counter.enter(1)
+                #expect(lock.sharedHolderCount == 0)
+                counter.leave()
+            }
+        }
+        while lock.waitingCount < 1 { try await Task.sleep(nanoseconds: 1_000_000) }
+        let laterShares = (2..<5).map { id in
+            Task {
+                await lock.lockShared()
+                counter.enter(id)
+                counter.leave()
+                lock.unlockShared()
+            }
+        }
+        while lock.waitingCount < 4 { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(counter.order.isEmpty, "everyone waits for the first share")
+        lock.unlockShared()
+        await exclusive.value
+        for share in laterShares { await share.value }
+        #expect(counter.order.first == 1)
+        #expect(Set(counter.order) == Set(1..<5))
+        #expect(!lock.isLocked)
+    }
+
     @Test func tryLock() {
         let lock = VCRCassetteLock()
         #expect(lock.tryLock())
