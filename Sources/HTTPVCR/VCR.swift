@@ -36,9 +36,10 @@ public enum VCR {
 
     // MARK: Cassettes
 
-    /// The cassette currently inserted, if any.
+    /// The cassette requests made here go to, if any: the one a test scope bound to the current task (a `.cassette`
+    /// test's own), else the one inserted for the process.
     public static var cassette: Cassette? {
-        state.withLock { $0.cassette }
+        boundCassette ?? state.withLock { $0.cassette }
     }
 
     /// Inserts the cassette at `path`, relative to ``VCRConfiguration/cassettesPath`` (or absolute). Without an
@@ -62,6 +63,16 @@ public enum VCR {
     /// ```
     @discardableResult
     public static func insertCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
+        try insertCassette(forTest: testOfCurrentTask(), update)
+    }
+
+    /// Inserts a cassette for the process on behalf of a test (`test`, as ``currentTest`` names it): requests from
+    /// other tests' tasks pass it by. A test integration that is no Swift Testing test (XCTest) passes a name of its
+    /// own, so that no Swift Testing test's request reaches its cassette.
+    package static func insertCassette(
+        forTest test: String?,
+        _ update: (inout VCRConfiguration) -> Void
+    ) throws(VCRError) -> Cassette {
         VCRURLProtocol.register()
         var configuration = self.configuration
         update(&configuration)
@@ -84,8 +95,92 @@ public enum VCR {
                 throw VCRError(.cassetteState, "Cannot insert \(url.path): \(inserted.url.path) is still inserted.")
             }
             state.cassette = cassette
+            state.insertedByTest = test
         }
         return cassette
+    }
+
+    // MARK: Cassettes bound to a task
+
+    /// The cassette a test scope bound to the current Swift task (and the tasks it starts), if any.
+    @TaskLocal static var boundCassette: Cassette?
+
+    /// Whether a request can be traced back to the Swift task that made it, so that tests with task-bound cassettes
+    /// may run in parallel: where `canInit` runs in the caller's task and ``CanInitNotes`` carries what it found to
+    /// `startLoading` (swift-corelibs-foundation). Elsewhere scopes insert their cassette for the whole process and
+    /// take turns.
+    package static var attributesRequestsToTasks: Bool {
+        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Set by the test integrations: which test the current task runs (Swift Testing's `Test.current`), nil outside
+    /// every test: in a `Task.detached` (which drops task-local values, and so its test's cassette), a DispatchQueue
+    /// block, or code that is not a test.
+    package static let currentTest = Locked<(@Sendable () -> String?)?>(nil)
+
+    private static func testOfCurrentTask() -> String? {
+        currentTest.withLock { $0 }?()
+    }
+
+    /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
+    package static func loadCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
+        VCRURLProtocol.register()
+        var configuration = self.configuration
+        update(&configuration)
+        guard let url = configuration.cassetteURL else {
+            throw VCRError(.cassetteState, "a cassette needs a cassettePath")
+        }
+        if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
+            throw .sharedSessionNotIntercepted(cassettePath: url.path)
+        }
+        return try Cassette(configuration: configuration, url: url, isBoundToTask: true)
+    }
+
+    /// Runs `body` with `cassette` bound to the current task: requests made from it, and from the tasks it starts
+    /// (not detached ones), go to `cassette`, whatever is inserted for the process. Requests of other tasks never
+    /// do. Save it afterwards with ``saveBoundCassette(_:)``.
+    package static func withCassette<R>(
+        _ cassette: Cassette,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
+    ) async rethrows -> R {
+        state.withLock { $0.boundCassettes += 1 }
+        defer { state.withLock { $0.boundCassettes -= 1 } }
+        return try await $boundCassette.withValue(cassette) { try await body() }
+    }
+
+    /// Saves a task-bound cassette if anything was recorded, as ``ejectCassette()`` does for an inserted one.
+    package static func saveBoundCassette(_ cassette: Cassette) throws(VCRError) {
+        try cassette.saveIfChanged()
+    }
+
+    /// Where a request made in the current context goes. Never a guess:
+    /// - to the cassette bound to this task, if any;
+    /// - to the cassette inserted for the process, unless a test inserted it and the request is another test's
+    ///   (that one goes to the network, as if HTTPVCR were not there);
+    /// - refused when it comes from no test while task-bound cassettes are in use: it may be any of theirs.
+    static func attribution() -> RequestAttribution {
+        if let bound = boundCassette { return .cassette(bound) }
+        let (inserted, insertedByTest, boundCount) = state.withLock { ($0.cassette, $0.insertedByTest, $0.boundCassettes) }
+        guard inserted != nil || boundCount > 0 else { return .none }
+        let test = testOfCurrentTask()
+        if let test {
+            guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
+            return .cassette(inserted)
+        }
+        guard boundCount == 0 else {
+            if CallerTask.current == nil {
+                return .unattributed(why: "it was started outside any Swift task (resume() called from a "
+                    + "DispatchQueue block or a thread)")
+            }
+            return .unattributed(why: "it was started from a task outside every test (a Task.detached, which "
+                + "leaves its test's cassette behind)")
+        }
+        return inserted.map(RequestAttribution.cassette) ?? .none
     }
 
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is
@@ -95,7 +190,7 @@ public enum VCR {
     ///   on disk is left as it was.
     public static func ejectCassette() throws(VCRError) {
         let cassette = state.withLock { state in
-            defer { state.cassette = nil }
+            defer { (state.cassette, state.insertedByTest) = (nil, nil) }
             return state.cassette
         }
         try cassette?.saveIfChanged()
@@ -106,7 +201,8 @@ public enum VCR {
     /// What went wrong with requests since the last ``takeFailures()``: unmatched requests on write-protected
     /// cassettes, requests HTTPVCR cannot serve, and requests that could not reach the server while recording
     /// (kept off the tape unless ``VCRConfiguration/recordsConnectionErrors``). Test integrations report these on
-    /// the test that caused them.
+    /// the test that caused them. Failures on a cassette a test scope bound to its task are kept on that cassette
+    /// instead, for its scope to report.
     public static var failures: [VCRError] {
         state.withLock { $0.failures }
     }
@@ -119,8 +215,14 @@ public enum VCR {
         }
     }
 
-    static func recordFailure(_ error: VCRError) {
-        state.withLock { $0.failures.append(error) }
+    /// Keeps a request's failure for the test that made it: on `cassette` when a test scope bound it to its task
+    /// (the scope reports its own), in ``failures`` otherwise.
+    static func recordFailure(_ error: VCRError, on cassette: Cassette?) {
+        if let cassette, cassette.isBoundToTask {
+            cassette.recordFailure(error)
+        } else {
+            state.withLock { $0.failures.append(error) }
+        }
     }
 
     // MARK: Matchers
@@ -167,12 +269,38 @@ public enum VCR {
     private struct State {
         var configuration = VCRConfiguration()
         var cassette: Cassette?
+        /// The test that inserted ``cassette``, if a test did: requests of other tests pass it by.
+        var insertedByTest: String?
+        /// How many task-bound cassettes are in use now.
+        var boundCassettes = 0
         var customMatchers: [String: Matcher] = [:]
         var failures: [VCRError] = []
     }
 }
 
+/// Where a request goes (``VCR/attribution()``).
+enum RequestAttribution {
+    /// Not HTTPVCR's: to the network as if HTTPVCR were not there.
+    case none
+    case cassette(Cassette)
+    /// Task-bound cassettes are in use and none can be told to be this request's: refused.
+    case unattributed(why: String)
+}
+
 extension VCRError {
+    static func unattributed(_ request: URLRequest, why: String) -> VCRError {
+        let described = Mismatch.describe(request)
+        return VCRError(
+            .unattributedRequest,
+            "HTTPVCR cannot tell which test made \(described): \(why), while tests with cassettes run in parallel. "
+                + "It was refused rather than sent to another test's cassette or to the network. Start it from the "
+                + "test's own task (async/await, or a Task { } inside the test, which keeps the test's cassette), or "
+                + "run the test's cassette alone for the whole process: .cassette(exclusive: true), or "
+                + "VCRCassetteScope.isExclusive = true for withVCRCassette.",
+            request: described
+        )
+    }
+
     static func sharedSessionNotIntercepted(cassettePath: String) -> VCRError {
         VCRError(
             .sharedSessionNotIntercepted,

@@ -61,6 +61,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// The save-time check (``VCRConfiguration/checksSecretsOnSave``) found a secret in clear in what was
         /// recorded: the cassette was not written.
         case secretsFound = 13
+        /// Tests with task-bound cassettes were running in parallel and the request could not be traced to any
+        /// test's task (made outside a Swift task, or from a detached one): HTTPVCR refuses rather than guess.
+        case unattributedRequest = 14
     }
 
     public var description: String { message }

@@ -26,7 +26,7 @@ extension VCR {
         for request: URLRequest,
         sending: @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
-        guard let url = request.url, let cassette = VCR.cassette, cassette.intercepts(request, to: url).intercepts,
+        guard let url = request.url, let cassette = try doorCassette(for: request), cassette.intercepts(request, to: url).intercepts,
               let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(fallbackURL: url)
@@ -41,7 +41,7 @@ extension VCR {
         case .record:
             return try await record(request, filtered: filtered, on: cassette, sending: sending)
         case let .refuse(error):
-            VCR.recordFailure(error)
+            VCR.recordFailure(error, on: cassette)
             throw error
         }
     }
@@ -58,7 +58,7 @@ extension VCR {
         for request: URLRequest,
         sending: @Sendable (URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
     ) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
-        guard let url = request.url, let cassette = VCR.cassette, cassette.intercepts(request, to: url).intercepts,
+        guard let url = request.url, let cassette = try doorCassette(for: request), cassette.intercepts(request, to: url).intercepts,
               let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(fallbackURL: url)
@@ -101,7 +101,7 @@ extension VCR {
                 }
             })
         case let .refuse(error):
-            VCR.recordFailure(error)
+            VCR.recordFailure(error, on: cassette)
             throw error
         }
     }
@@ -236,6 +236,17 @@ private final class StreamReceiver: SceneReceiver, @unchecked Sendable {
                 return state.outcome
             }
             if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+}
+
+extension VCR {
+    /// The cassette a request through the door goes to, as URLSession's would (``VCR/attribution()``).
+    fileprivate static func doorCassette(for request: URLRequest) throws(VCRError) -> Cassette? {
+        switch attribution() {
+        case .none: return nil
+        case let .cassette(cassette): return cassette
+        case let .unattributed(why): throw .unattributed(request, why: why)
         }
     }
 }

@@ -9,6 +9,8 @@ import FoundationNetworking
 /// that same queue: the queue ties the two together (there is no other handle; the protocol instance may be made
 /// on yet another queue in between). Elsewhere nothing is carried, and `startLoading` works it out again.
 struct CanInitNotes {
+    /// Where the request goes: `canInit` sees the caller's task, and with it the cassette bound to that task.
+    var attribution: RequestAttribution
     /// The Swift task that started the request.
     var caller: CallerTask?
     /// What `beforeRecordRequest` made of the request `canInit` saw, when it had to run there to tell whether the
@@ -19,8 +21,9 @@ struct CanInitNotes {
     func note() {
         guard let queue = ClientQueue.currentQueue else { return }
         Self.registry.withLock { byQueue in
-            // The entry of a task that never starts stays until its queue's address is used again: bounded.
-            if byQueue.count >= 512 { byQueue.removeAll() }
+            // The entry of a task that never starts stays until its queue's address is used again. Bounded, far
+            // above the requests a process has between canInit and startLoading at once.
+            if byQueue.count >= 16_384 { byQueue.removeAll() }
             byQueue[queue] = self
         }
     }

@@ -157,7 +157,9 @@ final class Recording: @unchecked Sendable {
         if let error, let cassette, !cassette.configuration.recordsConnectionErrors,
            ConnectionError.isUnreachable(error) {
             // A cassette would replay the outage forever: report it instead, and keep it off the tape.
-            VCR.recordFailure(.connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.url.path))
+            VCR.recordFailure(
+                .connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.url.path), on: cassette
+            )
         } else {
             commit()
         }

@@ -65,6 +65,8 @@ class VCRURLProtocol: URLProtocol {
     private var channelIfMade: ClientChannel?
     /// The Swift task that started the request, when `canInit` ran in one.
     private var caller: CallerTask?
+    /// The cassette this request goes to, once `startLoading` knows it.
+    private var cassette: Cassette?
 
     private var channel: ClientChannel { channel(readingChunks: true) }
 
@@ -74,7 +76,7 @@ class VCRURLProtocol: URLProtocol {
         if let channelIfMade { return channelIfMade }
         let made = ClientChannel(
             protocolInstance: self,
-            redirectHandling: Self.redirectHandling(for: VCR.cassette),
+            redirectHandling: Self.redirectHandling(for: cassette),
             caller: caller,
             streamsChunks: readingChunks && ClientDelivery.takesChunks(self)
         )
@@ -84,11 +86,22 @@ class VCRURLProtocol: URLProtocol {
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
-              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending,
-              let cassette = VCR.cassette
+              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending
         else { return false }
+        let attribution = VCR.attribution()
+        let cassette: Cassette
+        switch attribution {
+        case .none:
+            return false
+        case .unattributed:
+            // Refused in startLoading, where the client can be told.
+            CanInitNotes(attribution: attribution, caller: .current).note()
+            return true
+        case let .cassette(attributed):
+            cassette = attributed
+        }
         let (intercepts, madeOf) = cassette.intercepts(request, to: url)
-        var notes = CanInitNotes(caller: .current)
+        var notes = CanInitNotes(attribution: attribution, caller: .current)
         if let madeOf { notes.beforeRecordRequest = (request, madeOf) }
         // A hop this protocol reported leads here: the rest of its chapter is on the tape, whatever the host
         // filter says of the host it leads to.
@@ -108,6 +121,17 @@ class VCRURLProtocol: URLProtocol {
         #endif
         let notes = CanInitNotes.take()
         caller = notes?.caller
+        switch notes?.attribution {
+        case let .cassette(noted)?:
+            cassette = noted
+        case let .unattributed(why)?:
+            return channel.send(.fail(VCRError.unattributed(request, why: why)))
+        case .none?:
+            break
+        case nil:
+            // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
+            cassette = VCR.cassette
+        }
         #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         if task is URLSessionDownloadTask {
             return channel.send(.fail(VCRError(
@@ -119,7 +143,7 @@ class VCRURLProtocol: URLProtocol {
             )))
         }
         #endif
-        if let cassette = VCR.cassette, Self.redirectHandling(for: cassette) == .reportToClient,
+        if let cassette, Self.redirectHandling(for: cassette) == .reportToClient,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
             channel.reportRedirects(to: cassette.redirectHandoffs)
@@ -131,7 +155,7 @@ class VCRURLProtocol: URLProtocol {
         case .success: break
         case let .failure(error): return channel.send(.fail(error))
         }
-        guard let cassette = VCR.cassette else {
+        guard let cassette else {
             // Ejected between canInit and now: behave as if HTTPVCR were not there.
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
         }
@@ -153,7 +177,7 @@ class VCRURLProtocol: URLProtocol {
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, channel: channel))
         case let .refuse(error):
-            VCR.recordFailure(error)
+            VCR.recordFailure(error, on: cassette)
             channel.send(.fail(error))
         }
     }

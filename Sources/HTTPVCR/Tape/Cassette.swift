@@ -24,6 +24,12 @@ public final class Cassette: @unchecked Sendable {
     /// foreign cassette.
     public let isWriteProtected: Bool
 
+    /// Bound to a test's task (``VCR/withCassette(_:isolation:_:)``) rather than inserted for the process: it keeps
+    /// its own failures, which its scope reports.
+    package let isBoundToTask: Bool
+    /// Failures of requests on this cassette while it is bound to a task.
+    private let boundFailures = Locked<[VCRError]>([])
+
     /// Chapters waiting for the next request of a hop reported to the client (Apple platforms).
     let redirectHandoffs = RedirectHandoffs()
 
@@ -49,7 +55,8 @@ public final class Cassette: @unchecked Sendable {
         var secrets = SecretValues()
     }
 
-    init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
+    init(configuration: VCRConfiguration, url: URL, isBoundToTask: Bool = false) throws(VCRError) {
+        self.isBoundToTask = isBoundToTask
         var recordMode = configuration.effectiveRecordMode
         let exists = FileManager.default.fileExists(atPath: url.path)
         var tape = Tape()
@@ -268,6 +275,21 @@ public final class Cassette: @unchecked Sendable {
         }
         scenes.append(contentsOf: inserted[next...].map(\.scene))
         return Tape(scenes: scenes)
+    }
+
+    // MARK: Failures
+
+    func recordFailure(_ error: VCRError) {
+        boundFailures.withLock { $0.append(error) }
+    }
+
+    /// What went wrong with this cassette's requests while it was bound to a task, forgotten once taken. (Failures
+    /// on a cassette inserted for the process are in ``VCR/failures``.)
+    package func takeFailures() -> [VCRError] {
+        boundFailures.withLock { failures in
+            defer { failures.removeAll() }
+            return failures
+        }
     }
 
     // MARK: Saving

@@ -34,6 +34,7 @@ func withCassette<T>(
     _ configure: (inout VCRConfiguration) -> Void = { _ in },
     _ body: (Cassette) async throws -> T
 ) async throws -> T {
+    tellsTestsApart
     if CassetteLockScope.isHeld { return try await withCassetteHeld(name, in: folder, configure, body) }
     return try await VCRCassetteLock.shared.withLock {
         try await withCassetteHeld(name, in: folder, configure, body)
@@ -43,10 +44,15 @@ func withCassette<T>(
 /// Holds the cassette lock across several cassettes, so that what the server saw between them is this test's
 /// doing alone (the testing integrations' tests record in parallel in this same process).
 func holdingCassettes<T>(_ body: () async throws -> T) async throws -> T {
-    try await VCRCassetteLock.shared.withLock {
+    tellsTestsApart
+    return try await VCRCassetteLock.shared.withLock {
         try await CassetteLockScope.$isHeld.withValue(true) { try await body() }
     }
 }
+
+/// As HTTPVCRTesting does: a cassette these tests insert for the process is their test's, and never takes the
+/// requests of HTTPVCRTesting's tests running beside them without a cassette.
+let tellsTestsApart: Void = VCR.currentTest.withLock { $0 = { Test.current.map { String(describing: $0.id) } } }
 
 enum CassetteLockScope {
     @TaskLocal static var isHeld = false
