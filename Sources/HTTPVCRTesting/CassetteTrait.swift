@@ -27,6 +27,8 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     var matchers: [Matcher]?
     var failsOnUnplayedInteractions: Bool?
     var recordsOnFailure: Bool?
+    /// Insert the cassette for the whole process and run alone (``VCRCassetteScope/isExclusive``).
+    var isExclusive: Bool?
     var configure: (@Sendable (inout VCRConfiguration) -> Void)?
 
     /// On a suite, the trait applies to every test in it, nested suites included.
@@ -76,6 +78,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             if let matchers = trait.matchers { merged.matchers = matchers }
             if let strict = trait.failsOnUnplayedInteractions { merged.failsOnUnplayedInteractions = strict }
             if let keeps = trait.recordsOnFailure { merged.recordsOnFailure = keeps }
+            if let exclusive = trait.isExclusive { merged.isExclusive = exclusive }
             if let configure = trait.configure { closures.append(configure) }
         }
         let names = TestNames(test: test, testCase: testCase)
@@ -100,6 +103,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             }
         )
         scope.testFilterNote = names.filterNote
+        scope.isExclusive = merged.isExclusive ?? false
         return scope
     }
 }
@@ -122,13 +126,17 @@ extension Trait where Self == _CassetteTrait {
     ///   - failsOnUnplayedInteractions: Fail a test whose cassette still has interactions it never replayed.
     ///   - recordsOnFailure: Save what the test recorded even when it fails (by default a failed test's recording
     ///     is discarded, and the test is told).
+    ///   - exclusive: Insert the test's cassette for the whole process, with no other cassette test running
+    ///     meanwhile, for code that makes requests outside the test's Swift task (`resume()` from a DispatchQueue,
+    ///     `Task.detached`). By default a test's cassette is bound to its task, and tests run in parallel.
     public static func cassette(
         _ name: String? = nil,
         recordMode: RecordMode,
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
-        recordsOnFailure: Bool? = nil
+        recordsOnFailure: Bool? = nil,
+        exclusive: Bool? = nil
     ) -> Self {
         _CassetteTrait(
             name: name,
@@ -136,7 +144,8 @@ extension Trait where Self == _CassetteTrait {
             recordMode: recordMode,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure
+            recordsOnFailure: recordsOnFailure,
+            isExclusive: exclusive
         )
     }
 
@@ -146,14 +155,16 @@ extension Trait where Self == _CassetteTrait {
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
-        recordsOnFailure: Bool? = nil
+        recordsOnFailure: Bool? = nil,
+        exclusive: Bool? = nil
     ) -> Self {
         _CassetteTrait(
             name: name,
             cassettesPath: cassettesPath,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure
+            recordsOnFailure: recordsOnFailure,
+            isExclusive: exclusive
         )
     }
 
@@ -180,6 +191,7 @@ extension Trait where Self == _CassetteTrait {
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
+        exclusive: Bool? = nil,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void
     ) -> Self {
         _CassetteTrait(
@@ -189,6 +201,7 @@ extension Trait where Self == _CassetteTrait {
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
+            isExclusive: exclusive,
             configure: configure
         )
     }
@@ -201,6 +214,7 @@ extension Trait where Self == _CassetteTrait {
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
+        exclusive: Bool? = nil,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void
     ) -> Self {
         _CassetteTrait(
@@ -209,6 +223,7 @@ extension Trait where Self == _CassetteTrait {
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
+            isExclusive: exclusive,
             configure: configure
         )
     }

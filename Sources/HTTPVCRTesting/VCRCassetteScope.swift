@@ -27,6 +27,12 @@ public struct VCRCassetteScope: Sendable {
     /// Save what a failed test recorded. Off by default: interactions recorded before a failure are a partial,
     /// misleading tape, so a failed test's recording is discarded (and the test is told).
     public var recordsOnFailure: Bool
+    /// Insert the cassette for the whole process and run alone: no other cassette scope runs while this one does,
+    /// and every request the process makes meanwhile goes to this cassette. For code that makes requests outside the
+    /// test's Swift task (`resume()` from a DispatchQueue block, `Task.detached`). Off by default: the cassette is
+    /// bound to the test's task, and scopes run in parallel. Synchronous scopes (``VCRTestCase``, the synchronous
+    /// ``withVCRCassette(_:_:)``) and Apple platforms always run alone.
+    public var isExclusive = false
     /// Where failures are reported.
     public var sourceLocation: VCRSourceLocation
     /// Applied to the cassette's configuration after ``cassettesPath`` and ``cassetteName`` are set.
@@ -201,8 +207,10 @@ public struct VCRTestingError: Error, Sendable, CustomStringConvertible, Localiz
 /// the scope's source location: every request the cassette refused, a failed save, and (with
 /// ``VCRCassetteScope/failsOnUnplayedInteractions``) the interactions never replayed.
 ///
-/// Scopes take turns on ``VCRCassetteLock/shared`` from inserting to reporting, so tests with cassettes never see
-/// each other's traffic even when they run in parallel.
+/// In a Swift Testing test (on Linux) the cassette is bound to the current task: requests started from it, and from
+/// the tasks it starts, go to this cassette, while other tests' scopes run beside it. A scope with
+/// ``VCRCassetteScope/isExclusive``, or outside Swift Testing, inserts its cassette for the process and runs alone
+/// (``VCRCassetteLock/shared``).
 ///
 /// ```swift
 /// @Test func search() async throws {

@@ -134,6 +134,7 @@ import Testing
         )
         let warnings = Box<[String]>()
         let failures = Box<[String]>()
+        let outcome = Box<String>()
         let url = DogfoodServer.url("/get?lifecycle=xctest")
         // A thread of its own: the blocking form must not run on Swift concurrency's threads.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -145,7 +146,10 @@ import Testing
                         warn: { warnings.set((warnings.value ?? []) + [$0]) }
                     ) {
                         let done = DispatchSemaphore(value: 0)
-                        DogfoodServer.session().dataTask(with: url) { _, _, _ in done.signal() }.resume()
+                        DogfoodServer.session().dataTask(with: url) { _, response, error in
+                            outcome.set("\((response as? HTTPURLResponse)?.statusCode ?? 0) \(String(describing: error))")
+                            done.signal()
+                        }.resume()
                         done.wait()
                     }
                     continuation.resume()
@@ -155,7 +159,8 @@ import Testing
             }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/testFails.json"))
-        #expect(warnings.value?.contains { $0.contains("so the interaction it recorded was discarded") } == true)
+        #expect(warnings.value?.contains { $0.contains("so the interaction it recorded was discarded") } == true,
+                "request: \(outcome.value ?? "no answer"), warnings: \(warnings.value ?? []), failures: \(failures.value ?? [])")
         #expect(failures.value == nil)
     }
 }

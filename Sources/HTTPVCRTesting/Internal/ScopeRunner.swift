@@ -1,5 +1,6 @@
 import Foundation
 import HTTPVCR
+import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,6 +19,9 @@ enum ScopeRunner {
         _ body: () async throws -> R
     ) async throws -> R {
         try checkNotNested(scope)
+        if bindsToTask(scope) {
+            return try await runBound(scope, owner: owner, failed: failed, body)
+        }
         await VCRCassetteLock.shared.lock()
         defer { VCRCassetteLock.shared.unlock() }
 
@@ -44,6 +48,63 @@ enum ScopeRunner {
         return try result.get()
     }
 
+    /// Whether the scope's cassette is bound to the test's task, beside other scopes, rather than inserted for the
+    /// process while the scope runs alone: in a Swift Testing test (where tests run in parallel, and a task-less
+    /// request can be told from a test's), on a platform where a request can be traced to its task, unless the
+    /// scope asks to run alone.
+    static func bindsToTask(_ scope: VCRCassetteScope) -> Bool {
+        tellsTestsApart
+        return VCR.attributesRequestsToTasks && !scope.isExclusive && Test.current != nil
+    }
+
+    /// Lets HTTPVCR tell which test a request comes from, so that a cassette one test inserts for the process never
+    /// takes another test's requests, and a request of no test is never given to a test's cassette.
+    static let tellsTestsApart: Void = {
+        VCR.currentTest.withLock { $0 = currentTestID }
+    }()
+
+    /// The Swift Testing test the current task runs, as HTTPVCR tells tests apart.
+    @Sendable static func currentTestID() -> String? {
+        Test.current.map { String(describing: $0.id) }
+    }
+
+    /// A scope whose cassette is bound to the test's task: scopes like it run meanwhile (the lock is shared),
+    /// scopes that run alone wait.
+    private static func runBound<R>(
+        _ scope: VCRCassetteScope,
+        owner: String?,
+        failed: () -> Bool,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        await VCRCassetteLock.shared.lockShared()
+        defer { VCRCassetteLock.shared.unlockShared() }
+        let cassette: Cassette
+        do {
+            cassette = try VCR.loadCassette { configuration in
+                configuration.cassettesPath = scope.cassettesPath
+                configuration.cassettePath = scope.cassetteName
+                scope.configure(&configuration)
+            }
+        } catch {
+            throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
+        }
+        let active = VCRActiveCassette(scope: scope, cassette: cassette, owner: owner)
+        let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
+        warnIfExpired(active, warn: warn)
+        let result: Result<R, any Error>
+        do {
+            result = .success(try await VCR.withCassette(cassette) {
+                try await VCRActiveCassette.$current.withValue(active) { try await body() }
+            })
+        } catch {
+            result = .failure(error)
+        }
+        let testFailed = failed() || (try? result.get()) == nil
+        finish(active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn)
+        return try result.get()
+    }
+
     static func runBlocking<R>(
         _ scope: VCRCassetteScope,
         owner: String?,
@@ -58,6 +119,7 @@ enum ScopeRunner {
         _ body: () throws -> R
     ) throws -> R {
         try checkNotNested(scope)
+        tellsTestsApart
         VCRCassetteLock.shared.lockBlocking()
         defer { VCRCassetteLock.shared.unlock() }
         prepare()
@@ -121,7 +183,10 @@ enum ScopeRunner {
             )))
         }
         do {
-            let cassette = try VCR.insertCassette { configuration in
+            // A cassette for the whole process, yet no other Swift Testing test's: outside one (XCTest), it is
+            // still no Swift Testing test's.
+            let test = currentTestID() ?? "a test outside Swift Testing"
+            let cassette = try VCR.insertCassette(forTest: test) { configuration in
                 configuration.cassettesPath = scope.cassettesPath
                 configuration.cassettePath = scope.cassetteName
                 scope.configure(&configuration)
@@ -173,11 +238,14 @@ enum ScopeRunner {
         let scope = active.scope
         let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
         let unplayed = strict ? cassette.unplayedRequests : []
-        // Failures are global: take them while this cassette is still inserted, so that none is another test's,
-        // and only when some are this cassette's (a nil path is a request HTTPVCR could not serve at all).
+        // A task-bound cassette keeps its own failures. Those of an inserted one are global: take them while it is
+        // still inserted, so that none is another test's, and only when some are this cassette's (a nil path is a
+        // request HTTPVCR could not serve at all).
         let path = cassette.url.path
         var failures: [VCRError] = []
-        if VCR.failures.contains(where: { $0.cassettePath == nil || $0.cassettePath == path }) {
+        if cassette.isBoundToTask {
+            failures = cassette.takeFailures()
+        } else if VCR.failures.contains(where: { $0.cassettePath == nil || $0.cassettePath == path }) {
             failures = VCR.takeFailures().filter { $0.cassettePath == nil || $0.cassettePath == path }
         }
         // The failures reported below fail the test too.
@@ -185,7 +253,11 @@ enum ScopeRunner {
         let discarded = (testFailed || !failures.isEmpty) && !keepsRecording ? cassette.discardRecordings() : 0
         var saveError: VCRError?
         do {
-            try VCR.ejectCassette()
+            if cassette.isBoundToTask {
+                try VCR.saveBoundCassette(cassette)
+            } else {
+                try VCR.ejectCassette()
+            }
         } catch {
             saveError = error
         }
