@@ -38,16 +38,28 @@ struct FixturePackageTests {
         ]
         #expect(Self.files(in: cassettes) == Set(expected), "shouldSetUpVCR() false: no cassette for testStubbed…")
         let seen = try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains("fixture=recorded") }
-        #expect(seen.count == 5, "each recorded request reached the server once: \(seen)")
+        let live = seen.filter { $0.contains("/anything/live/") }
+        #expect(seen.count - live.count == 5, "each recorded request reached the server once: \(seen)")
+        #expect(live.count == 2, "the cassette-less suite's requests reached the server: \(seen)")
         #expect(!FileManager.default.fileExists(atPath: Self.scratch.appendingPathComponent("Cassettes.bundle").path),
                 "never written into the build folder")
         let recorded = try Self.contents(of: expected, in: cassettes)
+        // The suites ran in parallel: each cassette holds its own test's request, none of another suite's.
+        for (file, bytes) in recorded {
+            let document = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+            let scenes = document?["scenes"] as? [[String: Any]] ?? []
+            let urls = scenes.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+            let own = ["user-alice.json": "/anything/user/alice", "user-bob.json": "/anything/user/bob",
+                       "test_snake_case_name.json": "/anything/snake"][URL(fileURLWithPath: file).lastPathComponent]
+                ?? "/get?fixture"
+            #expect(urls.count == 1 && urls.allSatisfy { $0.contains(own) }, "\(file) holds \(urls)")
+        }
 
         // 2. Replay with no server.
         let replay = try await SwiftTest.run(in: package, scratch: Self.scratch, environment: ["HTTPBIN_URL": Self.closedPort])
         #expect(replay.status == 0, "the replaying run failed:\n\(replay.output)")
         #expect(replay.output.contains("Executed 3 tests, with 0 failures"), "\(replay.output)")
-        #expect(replay.output.contains("Test run with 2 tests"), "\(replay.output)")
+        #expect(replay.output.contains("Test run with 3 tests"), "\(replay.output)")
         #expect(try Self.contents(of: expected, in: cassettes) == recorded, "replaying must not rewrite cassettes")
 
         // 3. Requests that are not on the cassettes.

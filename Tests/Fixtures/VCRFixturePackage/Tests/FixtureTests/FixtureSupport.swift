@@ -8,6 +8,8 @@ import FoundationNetworking
 enum Fixture {
     static let base = ProcessInfo.processInfo.environment["HTTPBIN_URL"] ?? "http://127.0.0.1:1"
     static let query = ProcessInfo.processInfo.environment["FIXTURE_QUERY"] ?? "recorded"
+    /// Whether a server is there (the replaying runs point at port 1, where nothing listens).
+    static var isLive: Bool { URL(string: base)?.port != 1 }
 
     static func url(_ path: String) -> URL {
         URL(string: "\(base)\(path)?fixture=\(query)")!
