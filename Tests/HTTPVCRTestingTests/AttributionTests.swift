@@ -95,6 +95,40 @@ struct AttributionTests {
         }
     }
 
+    /// Two scopes at once, one of them with a request its cassette does not have: the failure names that scope's
+    /// cassette and test, and the other scope reports nothing.
+    @Test func aFailureLandsOnTheScopeWhoseRequestFailed() async throws {
+        let folder = TemporaryFolder()
+        func scope(_ name: String, recordMode: RecordMode) -> VCRCassetteScope {
+            var scope = VCRCassetteScope(
+                suiteName: "Parallel", testName: name, cassettesPath: folder.path, sourceLocation: VCRSourceLocation(),
+                configure: DogfoodServer.configure
+            )
+            scope.configure = { DogfoodServer.configure(&$0); $0.recordMode = recordMode }
+            return scope
+        }
+        func fetch(_ path: String) async throws { _ = try await URLSession.shared.data(from: DogfoodServer.url(path)) }
+        for name in ["passes", "fails"] {
+            try await withVCRCassette(scope(name, recordMode: .once)) { try await fetch("/anything/\(name)") }
+        }
+        let issues = Locked<[String]>([])
+        try await withKnownIssue {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await withVCRCassette(scope("passes", recordMode: .none)) { try await fetch("/anything/passes") } }
+                group.addTask { try await withVCRCassette(scope("fails", recordMode: .none)) { try? await fetch("/anything/other") } }
+                try await group.waitForAll()
+            }
+        } matching: { issue in
+            issues.withLock { $0.append(issue.text) }
+            return true
+        }
+        let reported = issues.withLock { $0 }
+        #expect(reported.count == 1, "\(reported)")
+        #expect(reported.first?.contains("No recorded request matches GET \(DogfoodServer.url("/anything/other"))") == true)
+        #expect(reported.first?.contains("cassette: \(folder.path)/fails.json") == true, "\(reported)")
+        #expect(reported.first?.contains("test: Parallel/fails") == true, "\(reported)")
+    }
+
     @Test func anExclusiveScopeTakesRequestsFromOutsideTheTest() async throws {
         let folder = TemporaryFolder()
         let url = DogfoodServer.url("/anything/attribution/exclusive")
