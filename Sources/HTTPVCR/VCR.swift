@@ -73,15 +73,7 @@ public enum VCR {
         forTest test: String?,
         _ update: (inout VCRConfiguration) -> Void
     ) throws(VCRError) -> Cassette {
-        VCRURLProtocol.register()
-        var configuration = self.configuration
-        update(&configuration)
-        guard let url = configuration.cassetteURL else {
-            throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
-        }
-        if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
-            throw .sharedSessionNotIntercepted(cassettePath: url.path)
-        }
+        let (configuration, url) = try cassetteConfiguration(update)
         if let inserted = cassette {
             throw VCRError(
                 .cassetteState,
@@ -128,16 +120,24 @@ public enum VCR {
 
     /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
     package static func loadCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
+        let (configuration, url) = try cassetteConfiguration(update)
+        return try Cassette(configuration: configuration, url: url, isBoundToTask: true)
+    }
+
+    /// A cassette's configuration (the shared defaults, then `update`) and file, once checked that it can be used.
+    private static func cassetteConfiguration(
+        _ update: (inout VCRConfiguration) -> Void
+    ) throws(VCRError) -> (VCRConfiguration, URL) {
         VCRURLProtocol.register()
         var configuration = self.configuration
         update(&configuration)
         guard let url = configuration.cassetteURL else {
-            throw VCRError(.cassetteState, "a cassette needs a cassettePath")
+            throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
         }
         if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
             throw .sharedSessionNotIntercepted(cassettePath: url.path)
         }
-        return try Cassette(configuration: configuration, url: url, isBoundToTask: true)
+        return (configuration, url)
     }
 
     /// Runs `body` with `cassette` bound to the current task: requests made from it, and from the tasks it starts
