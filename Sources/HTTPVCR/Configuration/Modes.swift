@@ -33,13 +33,19 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`, `passthrough`.
     public static var fromEnvironment: RecordMode? {
-        from(environment: ProcessInfo.processInfo.environment)
+        // getenv, not ProcessInfo.environment: that builds a dictionary of the whole environment on every call, a
+        // third of the time it takes to load a small cassette.
+        from { name in getenv(name).map { String(cString: $0) } }
     }
 
     /// The mode an environment names. xcodebuild hands the test runner `TEST_RUNNER_`-prefixed variables with the
     /// prefix taken off; a test plan or scheme may still pass the prefixed name through as it is.
     static func from(environment: [String: String]) -> RecordMode? {
-        (environment[environmentVariable] ?? environment["TEST_RUNNER_" + environmentVariable])
+        from { environment[$0] }
+    }
+
+    private static func from(variable: (String) -> String?) -> RecordMode? {
+        (variable(environmentVariable) ?? variable("TEST_RUNNER_" + environmentVariable))
             .flatMap(RecordMode.init(rawValue:))
     }
 
