@@ -73,6 +73,7 @@ struct Bench {
         if options.includes(.io) { try cassetteIO() }
         if options.includes(.replay) { try await replay() }
         if options.includes(.record) { try await record() }
+        if options.includes(.scopes) { try await parallelScopes() }
 
         print("vcr-bench\(options.quick ? " --quick" : ""): \(options.runs) runs per row (table: median, min, max); "
             + "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, "
@@ -93,6 +94,10 @@ struct Bench {
                    meaning: "per-request time recording through HTTPVCR / the same requests made directly"),
             Target(key: "memory_vs_disk", value: ratios["memory_vs_disk"], comparison: .atMost, bound: 2.0,
                    meaning: "heap held by the inserted 10,000-interaction cassette / its bytes on disk"),
+            Target(key: "parallel_scopes_vs_stub", value: ratios["parallel_scopes_vs_stub"], comparison: .atLeast, bound: 0.7,
+                   meaning: "throughput, \(Self.scopeCount) cassette scopes x \(Self.requestsPerScope) replayed requests at once / the same through a bare stub"),
+            Target(key: "parallel_record_vs_one_request", value: ratios["parallel_record_vs_one_request"], comparison: .atMost, bound: 1.5,
+                   meaning: "time, \(Self.recordingScopes) scopes recording /delay/1 at once / one scope recording it"),
         ]
         print("targets:")
         for target in targets { print("  " + target.line) }
@@ -109,7 +114,7 @@ struct Bench {
 
     private static let started = DispatchTime.now().uptimeNanoseconds
 
-    private func progress(_ message: String) {
+    func progress(_ message: String) {
         let elapsed = String(format: "%6.1fs", seconds(since: Self.started))
         FileHandle.standardError.write(Data("vcr-bench \(elapsed): \(message)\n".utf8))
     }
@@ -409,7 +414,7 @@ struct Bench {
     /// against their mean (throughput over throughput). Rows of the table are sampled several rows apart, and
     /// a slow stretch of a shared machine can land on one and not the other; a sample between two reference
     /// samples cancels a slow stretch that comes or goes during it.
-    private func sandwiched(
+    func sandwiched(
         _ name: String, n: String,
         _ measured: () async throws -> Double,
         between reference: () async throws -> Double

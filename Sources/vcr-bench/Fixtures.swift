@@ -71,14 +71,17 @@ enum Fixtures {
     static func body(_ index: Int) -> Data {
         let head = "{\"id\":\(index),\"name\":\"item \(index)\",\"payload\":\""
         let tail = "\"}\n"
-        let padding = String(repeating: "x", count: 512 - head.utf8.count - tail.utf8.count)
-        let data = Data((head + padding + tail).utf8)
+        // Data(repeating:), not String(repeating:), which appends one "x" at a time.
+        var data = Data(head.utf8)
+        data.append(Data(repeating: UInt8(ascii: "x"), count: 512 - head.utf8.count - tail.utf8.count))
+        data.append(contentsOf: tail.utf8)
         precondition(data.count == 512)
         return data
     }
 
-    /// A tape of `count` GET requests to distinct URLs, each answered with 200 and a 512-byte body.
-    static func tape(count: Int) -> Tape {
+    /// A tape of `count` GET requests to distinct URLs, each answered with 200 and a 512-byte body
+    /// (`body(firstBody + index)`).
+    static func tape(count: Int, url: (Int) -> URL = url, firstBody: Int = 0) -> Tape {
         var interactions: [Interaction] = []
         interactions.reserveCapacity(count)
         for index in 0..<count {
@@ -95,7 +98,7 @@ enum Fixtures {
                     statusCode: 200,
                     headers: responseHeaderFields.sorted { $0.key < $1.key }.map { RecordedHeader($0.key, $0.value) }
                 ),
-                chunks: [body(index)]
+                chunks: [body(firstBody + index)]
             ))
         }
         return Tape(interactions: interactions)

@@ -20,7 +20,7 @@ struct Options: Sendable {
     var workDirectory: URL?
 
     enum Section: String, CaseIterable, Sendable {
-        case replay, io, memory, record
+        case replay, io, memory, record, scopes
     }
 
     /// Requests of the floor rows and of each replay row, by cassette size.
@@ -52,7 +52,7 @@ struct Options: Sendable {
           --runs N         repetitions of every measurement (default 5, 3 with --quick)
           --server URL     a live HTTP server (e.g. a local httpbin) for the recording rows; defaults to the
                            HTTPBIN_URL environment variable. Without one the recording rows are skipped.
-          --only SECTIONS  run only some sections: replay, io, memory, record (comma-separated)
+          --only SECTIONS  run only some sections: replay, io, memory, record, scopes (comma-separated)
           --dir PATH       generate the cassettes here and keep them (default: a temporary folder, removed)
           --no-pin         run on every CPU instead of one (Linux pins the process to one CPU by default:
                            thread handovers between CPUs make timings swing by a factor of two)
