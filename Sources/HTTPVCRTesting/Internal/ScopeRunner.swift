@@ -34,18 +34,7 @@ enum ScopeRunner {
             case let .failure(.failed(error)): throw error
             }
         }
-        let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
-        let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
-        warnIfExpired(active, warn: warn)
-        let result: Result<R, any Error>
-        do {
-            result = .success(try await VCRActiveCassette.$current.withValue(active) { try await body() })
-        } catch {
-            result = .failure(error)
-        }
-        let testFailed = failed() || (try? result.get()) == nil
-        finish(active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn)
-        return try result.get()
+        return try await perform(scope, on: cassette!, owner: owner, failed: failed, body)
     }
 
     /// Whether the scope's cassette is bound to the test's task, beside other scopes, rather than inserted for the
@@ -81,28 +70,44 @@ enum ScopeRunner {
         defer { VCRCassetteLock.shared.unlockShared() }
         let cassette: Cassette
         do {
-            cassette = try VCR.loadCassette { configuration in
-                configuration.cassettesPath = scope.cassettesPath
-                configuration.cassettePath = scope.cassetteName
-                scope.configure(&configuration)
-            }
+            cassette = try VCR.loadCassette { configure(&$0, for: scope) }
         } catch {
             throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
         }
+        return try await perform(scope, on: cassette, owner: owner, failed: failed, body)
+    }
+
+    /// Runs an `async` scope's body on its cassette (bound to the task when it was loaded for that), then reports.
+    private static func perform<R>(
+        _ scope: VCRCassetteScope,
+        on cassette: Cassette,
+        owner: String?,
+        failed: () -> Bool,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> R
+    ) async throws -> R {
         let active = VCRActiveCassette(scope: scope, cassette: cassette, owner: owner)
         let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
         warnIfExpired(active, warn: warn)
         let result: Result<R, any Error>
         do {
-            result = .success(try await VCR.withCassette(cassette) {
+            func inScope() async throws -> R {
                 try await VCRActiveCassette.$current.withValue(active) { try await body() }
-            })
+            }
+            result = .success(cassette.isBoundToTask ? try await VCR.withCassette(cassette, inScope) : try await inScope())
         } catch {
             result = .failure(error)
         }
         let testFailed = failed() || (try? result.get()) == nil
         finish(active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn)
         return try result.get()
+    }
+
+    /// A scope's cassette folder and file, then its own configuration.
+    private static func configure(_ configuration: inout VCRConfiguration, for scope: VCRCassetteScope) {
+        configuration.cassettesPath = scope.cassettesPath
+        configuration.cassettePath = scope.cassetteName
+        scope.configure(&configuration)
     }
 
     static func runBlocking<R>(
@@ -187,9 +192,7 @@ enum ScopeRunner {
             // still no Swift Testing test's.
             let test = currentTestID() ?? "a test outside Swift Testing"
             let cassette = try VCR.insertCassette(forTest: test) { configuration in
-                configuration.cassettesPath = scope.cassettesPath
-                configuration.cassettePath = scope.cassetteName
-                scope.configure(&configuration)
+                configure(&configuration, for: scope)
                 extraConfigure(&configuration)
             }
             return .success(cassette)
