@@ -74,7 +74,7 @@ public enum VCR {
         _ update: (inout VCRConfiguration) -> Void
     ) throws(VCRError) -> Cassette {
         let (configuration, url) = try cassetteConfiguration(update)
-        if let inserted = cassette {
+        if let inserted = state.withLock({ $0.cassette }) {
             throw VCRError(
                 .cassetteState,
                 "Cannot insert \(url.path): \(inserted.url.path) is still inserted. Eject it first.",
