@@ -164,12 +164,19 @@ struct Bench {
                         .write(to: output, options: .atomic)
                 }.1
             }
+        case .scopes:
+            try writeScopeCassettes()
+            operation = { try await replayScopes(vcrSession) }
+        case .stubScopes:
+            operation = { try await stubScopes(floorSession) }
         case .saveWrite:
             let tape = try CassetteFile.read(at: file).tape
             let output = directory.appendingPathComponent("profile-vcr.json")
             operation = { try timed { try CassetteFile.write(tape, to: output, as: .json) }.1 }
         }
-        if [.floor, .floor8, .replay, .replay8, .replayMomentary].contains(what) {
+        if [.scopes, .stubScopes].contains(what) {
+            detail = "\(Self.scopeCount) scopes x \(Self.requestsPerScope) requests"
+        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary].contains(what) {
             detail += " requests"
         } else {
             detail += "-interaction cassette"

@@ -92,7 +92,7 @@ extension Bench {
         Fixtures.request(URL(string: "http://\(Fixtures.host)/scope/\(scope)/item/\(index)")!)
     }
 
-    private func writeScopeCassettes() throws {
+    func writeScopeCassettes() throws {
         for scope in 0..<Self.scopeCount {
             let tape = Fixtures.tape(
                 count: Self.requestsPerScope,
@@ -104,7 +104,7 @@ extension Bench {
     }
 
     /// Every scope at once, each replaying its cassette's requests one after the other; returns the seconds.
-    private func replayScopes(_ session: URLSession, preloaded: Bool = false) async throws -> Double {
+    func replayScopes(_ session: URLSession, preloaded: Bool = false) async throws -> Double {
         let directory = directory
         let scopes = try (0..<Self.scopeCount).map { scope in
             (requests: (0..<Self.requestsPerScope).map { scopeRequest(scope, $0) },
@@ -131,7 +131,7 @@ extension Bench {
     }
 
     /// The same requests in the same shape, answered by the bare stub.
-    private func stubScopes(_ session: URLSession) async throws -> Double {
+    func stubScopes(_ session: URLSession) async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in
             for scope in 0..<Self.scopeCount {

@@ -15,7 +15,7 @@ public enum MutantOutcome: String, Sendable, CaseIterable {
     /// A `VCRError` whose message does not name the file. Must never happen.
     case unnamed
     /// Anything else that must never happen: another error, a tape HTTPVCR wrote but cannot read back, a
-    /// `nextChapter` already in use, a replay that never finished.
+    /// `nextChapter` already in use, a replay that never finished, HTTPVCR's two JSON readers reading it apart.
     case misbehaved
 
     public var isFailure: Bool { self == .unnamed || self == .misbehaved }
@@ -67,6 +67,10 @@ public enum MutantCheck {
         }
         defer { try? FileManager.default.removeItem(at: url) }
 
+        // Our JSON has two readers; where the fast one reads a file, the decoder must read the same tape.
+        if let disagreement = CassetteFile.writtenLayoutDisagreement(mutant.bytes) {
+            return MutantResult(outcome: .misbehaved, message: disagreement)
+        }
         let tape: Tape
         do {
             tape = try CassetteFile.read(at: url).tape

@@ -44,7 +44,7 @@ public struct SeedCassette: Sendable {
         func encoded(_ format: CassetteFormat) -> Node {
             parsed((try? CassetteFile.encode(tape, as: format)) ?? Data())
         }
-        let httpvcr = encoded(.json)
+        let httpvcr = inWriterOrder(encoded(.json))
         let yahttpvcr = parsed(Data(yahttpvcrText.utf8))
         return [
             SeedCassette(
@@ -133,6 +133,26 @@ public struct SeedCassette: Sendable {
             Tape.Scene(chapter: 4, time: 0.06, event: .completion),
         ])
     }()
+
+    /// Our keys in the order HTTPVCR writes them (parsing lost it), so that mutants of our JSON reach the reader
+    /// for exactly that layout as well as the decoder. Other keys (header names) follow, sorted.
+    private static func inWriterOrder(_ node: Node) -> Node {
+        let order = [
+            "format", "version", "scenes", "chapter", "time", "request", "redirect", "response", "data", "dataBase64",
+            "error", "complete", "method", "url", "status", "httpVersion", "headers", "body", "bodyBase64",
+            "recordedAt", "to", "domain", "code", "userInfo",
+        ]
+        switch node {
+        case let .object(members):
+            let rank = { (key: String) in order.firstIndex(of: key) ?? order.count }
+            return .object(members.map { Node.Member($0.key, inWriterOrder($0.value)) }
+                .sorted { (rank($0.key), $0.key) < (rank($1.key), $1.key) })
+        case let .array(elements):
+            return .array(elements.map(inWriterOrder))
+        default:
+            return node
+        }
+    }
 
     /// Property lists may hold bytes as data: base64 text under these keys becomes data under the new key.
     private static func withBase64AsData(_ node: Node, renaming keys: [String: String]) -> Node {

@@ -23,7 +23,18 @@ public enum CassetteFormat: String, Sendable, CaseIterable {
 
     /// The format HTTPVCR writes for a file name: `.plist` is a property list, `.har` is HAR, anything else JSON.
     public static func forWriting(to url: URL) -> CassetteFormat {
-        switch url.pathExtension.lowercased() {
+        forWriting(extension: url.pathExtension)
+    }
+
+    /// ``forWriting(to:)`` for a file path.
+    static func forWriting(toPath path: String) -> CassetteFormat {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .json }
+        return forWriting(extension: String(name[name.index(after: dot)...]))
+    }
+
+    private static func forWriting(extension pathExtension: String) -> CassetteFormat {
+        switch pathExtension.lowercased() {
         case "plist": .plist
         case "har": .har
         default: .json
@@ -38,28 +49,37 @@ public enum CassetteFile {
     /// - Throws: ``VCRError`` with code ``VCRError/Code/cassetteNotFound`` when there is no file, and
     ///   ``VCRError/Code/malformedCassette`` naming the file and the problem when it cannot be read.
     public static func read(at url: URL) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        try read(at: url, path: url.path)
+    }
+
+    /// ``read(at:)`` for a caller that has the URL's path already.
+    static func read(at url: URL, path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) {
+            if !FileManager.default.fileExists(atPath: path) {
                 throw VCRError(
-                    .cassetteNotFound, "No cassette at \(url.path)", cassettePath: url.path, reason: "no such file"
+                    .cassetteNotFound, "No cassette at \(path)", cassettePath: path, reason: "no such file"
                 )
             }
-            throw VCRError.malformed(url.path, "cannot be read (\(error.localizedDescription))")
+            throw VCRError.malformed(path, "cannot be read (\(error.localizedDescription))")
         }
-        return try decode(data, path: url.path)
+        return try decode(data, path: path)
     }
 
     /// Turns a file's bytes into a tape. `path` names the file in errors; its extension helps detection.
     public static func decode(_ data: Data, path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
         guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
-        let isPropertyList = data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
-            || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8))
-        // Our own JSON as the writer lays it out goes straight to its reader, without Foundation objects. When
-        // `JSONDecoder` cannot parse it, `JSONSerialization` below says where.
+        let first = data.first
+        let isPropertyList = (first == UInt8(ascii: "<") || first == UInt8(ascii: "b"))
+            && (data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
+                || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8)))
+        // Our own JSON goes straight to its readers, without Foundation objects: first the one for exactly the
+        // writer's layout, then `JSONDecoder` for anything else. When that cannot parse it, `JSONSerialization`
+        // below says where.
         if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data) {
+            if let tape = HTTPVCRFormat.tape(readingWrittenLayout: data) { return (tape, .json) }
             do throws(DecodeFailure) {
                 if case let .tape(tape) = try HTTPVCRFormat.tape(decoding: data, asPropertyList: false) {
                     return (tape, .json)

@@ -58,34 +58,44 @@ public final class Cassette: @unchecked Sendable {
     init(configuration: VCRConfiguration, url: URL, isBoundToTask: Bool = false) throws(VCRError) {
         self.isBoundToTask = isBoundToTask
         var recordMode = configuration.effectiveRecordMode
-        let exists = FileManager.default.fileExists(atPath: url.path)
+        let path = url.path  // `URL` works it out anew each time
         var tape = Tape()
-        var format = CassetteFormat.forWriting(to: url)
+        var format = CassetteFormat.forWriting(toPath: path)
+        let exists: Bool
         if recordMode == .passthrough {
             // Neither read nor written: the file may be missing, malformed or foreign.
-        } else if exists {
-            (tape, format) = try CassetteFile.read(at: url)
-        } else if recordMode == .none {
-            throw VCRError(
-                .cassetteNotFound,
-                "No cassette at \(url.path), and record mode .none never records. Record it first "
-                    + "(VCR_RECORD_MODE=once or new), or check the path.",
-                cassettePath: url.path,
-                reason: "no such file"
-            )
+            exists = FileManager.default.fileExists(atPath: path)
+        } else {
+            // Read straight away: a missing file is found out by trying, without a look at the disk first.
+            do throws(VCRError) {
+                (tape, format) = try CassetteFile.read(at: url, path: path)
+                exists = true
+            } catch {
+                guard error.code == .cassetteNotFound else { throw error }
+                exists = false
+            }
+            if !exists && recordMode == .none {
+                throw VCRError(
+                    .cassetteNotFound,
+                    "No cassette at \(path), and record mode .none never records. Record it first "
+                        + "(VCR_RECORD_MODE=once or new), or check the path.",
+                    cassettePath: path,
+                    reason: "no such file"
+                )
+            }
         }
         if format.isForeign && (recordMode == .new || recordMode == .all || (recordMode == .once && !exists)) {
             throw VCRError(
                 .foreignCassetteIsReadOnly,
-                "\(url.path) is a \(format.rawValue) cassette: HTTPVCR replays it but does not record into it "
-                    + "(record mode \(recordMode)). Convert it first: vcr convert \(url.path) "
+                "\(path) is a \(format.rawValue) cassette: HTTPVCR replays it but does not record into it "
+                    + "(record mode \(recordMode)). Convert it first: vcr convert \(path) "
                     + "\(url.deletingPathExtension().path).json",
-                cassettePath: url.path
+                cassettePath: path
             )
         }
         let expiry = try CassetteExpiry.check(
             tape,
-            path: url.path,
+            path: path,
             configuration: configuration,
             recordMode: recordMode,
             mayRecord: recordMode != .none && recordMode != .passthrough && !format.isForeign
@@ -96,8 +106,8 @@ public final class Cassette: @unchecked Sendable {
             guard let resolved = matcher.resolved() else {
                 throw VCRError(
                     .unknownMatcher,
-                    "Unknown matcher \"\(matcher.name)\" for \(url.path): register it with VCR.registerMatcher first",
-                    cassettePath: url.path,
+                    "Unknown matcher \"\(matcher.name)\" for \(path): register it with VCR.registerMatcher first",
+                    cassettePath: path,
                     reason: "unknown matcher \"\(matcher.name)\""
                 )
             }
@@ -123,7 +133,7 @@ public final class Cassette: @unchecked Sendable {
         let layout = ChapterLayout(scenes: tape.scenes)
         if let misplaced = layout.misplacedScene {
             throw VCRError.malformed(
-                url.path,
+                path,
                 "scene \(misplaced.position) of chapter \(misplaced.chapter) comes before its request"
             )
         }
@@ -139,7 +149,7 @@ public final class Cassette: @unchecked Sendable {
             scenes: playedScenes,
             layout: layout,
             policy: Playback.Policy(
-                cassettePath: url.path,
+                cassettePath: path,
                 recordMode: recordMode,
                 isWriteProtected: isWriteProtected,
                 matchers: resolvedMatchers,

@@ -1,0 +1,169 @@
+import CassetteMutations
+import Foundation
+import Testing
+@testable import HTTPVCR
+import HTTPBinTestSupport
+
+/// Our JSON has two readers: one for exactly what the writer lays out, and `JSONDecoder` for everything else. The
+/// first may decline anything; what it reads must be the tape the decoder reads.
+@Suite struct WrittenLayoutReaderTests {
+    /// Every kind of scene, with what strings can hold: escapes, control characters, non-ASCII, a NUL, emoji.
+    static let richTape = Tape(scenes: [
+        Scene(chapter: 0, time: 0, event: .request(RecordedRequest(
+            method: "POST", url: "https://api.example.com/v1/items?q=a/b&é=ü",
+            headers: [RecordedHeader("Content-Type", "application/json"), RecordedHeader("x-a", "1"), RecordedHeader("X-A", "2")],
+            body: Data(#"{"name":"Ada \"the\" first\\","tab":"\#t","nul":"\#u{0}","emoji":"🧪"}"#.utf8),
+            recordedAt: Date(timeIntervalSince1970: 1_764_000_000)
+        ))),
+        Scene(chapter: 0, time: 1.5e-05, event: .redirect(
+            RecordedResponse(url: "https://api.example.com/v1/items", statusCode: 302, headers: [RecordedHeader("Location", "/v2")]),
+            to: RecordedRequest(method: "GET", url: "https://api.example.com/v2")
+        )),
+        Scene(chapter: 0, time: 0.25, event: .response(RecordedResponse(
+            url: "https://api.example.com/v2", statusCode: 200, httpVersion: "HTTP/2",
+            headers: [RecordedHeader("Ünïcode", "värde"), RecordedHeader("Content-Length", "3")]
+        ))),
+        Scene(chapter: 0, time: 0.5, event: .data(Data("line one\r\nline two\u{1}\u{1F}\"\\/".utf8))),
+        Scene(chapter: 0, time: 0.75, event: .data(Data([0xFF, 0x00, 0xC3, 0x28]))),
+        Scene(chapter: 0, time: 123_456.789, event: .completion),
+        Scene(chapter: 2_147_483_647, time: 0, event: .request(RecordedRequest(method: "GET", url: "http://x/", body: Data()))),
+        Scene(chapter: 2_147_483_647, time: 0, event: .error(RecordedError(
+            domain: NSURLErrorDomain, code: -1001,
+            userInfo: ["NSLocalizedDescription": "The request timed out.", "b": "\u{7F}\u{2028}"]
+        ))),
+        Scene(chapter: 7, time: 1e-300, event: .response(RecordedResponse(url: "http://x/", statusCode: 204))),
+    ])
+
+    @Test func readsWhatTheWriterWritesAsTheDecoderDoes() throws {
+        let bytes = try CassetteFile.encode(Self.richTape, as: .json)
+        let fast = try #require(HTTPVCRFormat.tape(readingWrittenLayout: bytes))
+        #expect(fast == Self.richTape.withHeadersSortedAsRead)
+        #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil)
+        #expect(try CassetteFile.decode(bytes, path: "/rich.json").tape == fast)
+    }
+
+    @Test func readsEveryCommittedCassette() throws {
+        let folder = packageRoot.appendingPathComponent("Cassettes.bundle")
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" } ?? []
+        #expect(files.count >= 9)
+        for file in files {
+            let bytes = try Data(contentsOf: file)
+            #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) != nil, "\(file.path)")
+            #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(file.path)")
+        }
+    }
+
+    /// Valid cassettes laid out otherwise (by hand, by another tool) go to the decoder, which reads them.
+    @Test(arguments: [
+        ("keys in another order", #"{"version": 1, "format": "HTTPVCR", "scenes": []}"#),
+        ("no time", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "complete": true}]}"#),
+        ("an unknown key", #"{"format": "HTTPVCR", "version": 1, "scenes": [], "note": "hi"}"#),
+        ("a null", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": null, "complete": true}]}"#),
+        ("a header that is a number", Self.response(headers: #"{"A": 2}"#)),
+        ("no httpVersion", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "response": "#
+            + #"{"url": "http://x/", "status": 200, "headers": {}}}]}"#),
+        ("an escaped key", #"{"format": "HTTPVCR", "version": 1, "\u0073cenes": []}"#),
+        ("a chapter with a fraction",
+         #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1.0, "time": 0.0, "complete": true}]}"#),
+    ])
+    func declinesOtherLayoutsWhichTheDecoderReads(layout: String, json: String) throws {
+        let bytes = Data(json.utf8)
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) == nil, "\(layout)")
+        let decoded = try HTTPVCRFormat.tape(decoding: bytes, asPropertyList: false)
+        guard case let .tape(tape) = decoded else {
+            Issue.record("\(layout): the decoder did not read it: \(decoded)")
+            return
+        }
+        #expect(try CassetteFile.decode(bytes, path: "/hand.json").tape == tape, "\(layout)")
+    }
+
+    /// Small departures it reads, as the decoder does.
+    @Test(arguments: [
+        ("a time written as a whole number",
+         #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 2, "complete": true}]}"#),
+        ("headers out of order", Self.response(headers: #"{"b": "1", "A": "2"}"#)),
+        ("no whitespace", #"{"format":"HTTPVCR","version":1,"scenes":[{"chapter":1,"time":0.5,"complete":true}]}"#),
+    ])
+    func readsSmallDeparturesAsTheDecoderDoes(layout: String, json: String) throws {
+        let bytes = Data(json.utf8)
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) != nil, "\(layout)")
+        #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(layout)")
+    }
+
+    /// Bad files are declined, so the decoder names what is wrong, as it always has.
+    @Test(arguments: [
+        ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "comp"#),
+        ("a raw control character", "{\"format\": \"HTTPVCR\", \"version\": 1, \"scenes\": [{\"chapter\": 1, "
+            + "\"time\": 0.0, \"data\": \"a\u{1}b\"}]}"),
+        ("a lone surrogate", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "data": "\ud800"}]}"#),
+        ("a chapter too large", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 2147483648, "time": 0.0, "complete": true}]}"#),
+        ("a number too large for an Int",
+         #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 99999999999999999999, "time": 0.0, "complete": true}]}"#),
+        ("a time too small to hold", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 1e-400, "complete": true}]}"#),
+        ("a time too large to hold", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 1e400, "complete": true}]}"#),
+        ("a leading zero", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 01, "time": 0.0, "complete": true}]}"#),
+        ("bad base64", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "dataBase64": "@@@"}]}"#),
+        ("trailing bytes", #"{"format": "HTTPVCR", "version": 1, "scenes": []} x"#),
+        ("version 2", #"{"format": "HTTPVCR", "version": 2, "scenes": []}"#),
+    ])
+    func declinesBadFilesSoTheDecoderNamesTheProblem(problem: String, json: String) throws {
+        let bytes = Data(json.utf8)
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) == nil, "\(problem)")
+        #expect(throws: VCRError.self, "\(problem)") { try CassetteFile.decode(bytes, path: "/bad.json") }
+    }
+
+    @Test func invalidUTF8IsDeclined() {
+        var bytes = Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "data": "a"#.utf8)
+        bytes.append(contentsOf: [0xC3, 0x28])
+        bytes.append(contentsOf: Data(#""}]}"#.utf8))
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) == nil)
+        #expect(throws: VCRError.self) { try CassetteFile.decode(bytes, path: "/bad.json") }
+    }
+
+    /// Thousands of mutants of our JSON seed: many keep the writer's layout with odd values, many break it. Where
+    /// the fast reader reads one, the decoder reads the same tape.
+    @Test func agreesWithTheDecoderOnMutants() {
+        var read = 0
+        var mutants = 0
+        for index in stride(from: 0, to: 18_000, by: SeedFormat.allCases.count) {
+            let mutant = Mutant.make(index: index, runSeed: 2_026_1125)
+            guard mutant.seed.format == .httpvcrJSON else { continue }
+            mutants += 1
+            if HTTPVCRFormat.tape(readingWrittenLayout: mutant.bytes) != nil { read += 1 }
+            #expect(CassetteFile.writtenLayoutDisagreement(mutant.bytes) == nil, "\(mutant.summary)")
+        }
+        #expect(mutants == 3_000)
+        // Enough of both kinds for the comparison to mean something.
+        #expect(read > 300 && mutants - read > 300, "the fast reader read \(read) of \(mutants) mutants")
+    }
+
+    static func response(headers: String) -> String {
+        #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "response": "#
+            + #"{"url": "http://x/", "status": 200, "httpVersion": "HTTP/1.1", "headers": \#(headers)}}]}"#
+    }
+}
+
+private extension Tape {
+    /// Headers as reading gives them back: sorted by name.
+    var withHeadersSortedAsRead: Tape {
+        Tape(scenes: scenes.map { scene in
+            var scene = scene
+            switch scene.event {
+            case var .request(request):
+                request.headers = request.headers.sortedByName()
+                scene.event = .request(request)
+            case var .response(response):
+                response.headers = response.headers.sortedByName()
+                scene.event = .response(response)
+            case .redirect(var response, to: var request):
+                response.headers = response.headers.sortedByName()
+                request.headers = request.headers.sortedByName()
+                scene.event = .redirect(response, to: request)
+            default:
+                break
+            }
+            return scene
+        })
+    }
+}
