@@ -73,7 +73,7 @@ public enum VCR {
         forTest test: String?,
         _ update: (inout VCRConfiguration) -> Void
     ) throws(VCRError) -> Cassette {
-        let (configuration, url) = try cassetteConfiguration(update)
+        let (configuration, url, path) = try cassetteConfiguration(update)
         if let inserted = state.withLock({ $0.cassette }) {
             throw VCRError(
                 .cassetteState,
@@ -81,7 +81,7 @@ public enum VCR {
                 cassettePath: url.path
             )
         }
-        let cassette = try Cassette(configuration: configuration, url: url)
+        let cassette = try Cassette(configuration: configuration, url: url, path: path)
         try state.withLock { (state) throws(VCRError) in
             if let inserted = state.cassette {
                 throw VCRError(.cassetteState, "Cannot insert \(url.path): \(inserted.url.path) is still inserted.")
@@ -120,24 +120,24 @@ public enum VCR {
 
     /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
     package static func loadCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
-        let (configuration, url) = try cassetteConfiguration(update)
-        return try Cassette(configuration: configuration, url: url, isBoundToTask: true)
+        let (configuration, url, path) = try cassetteConfiguration(update)
+        return try Cassette(configuration: configuration, url: url, path: path, isBoundToTask: true)
     }
 
     /// A cassette's configuration (the shared defaults, then `update`) and file, once checked that it can be used.
     private static func cassetteConfiguration(
         _ update: (inout VCRConfiguration) -> Void
-    ) throws(VCRError) -> (VCRConfiguration, URL) {
+    ) throws(VCRError) -> (VCRConfiguration, URL, path: String) {
         VCRURLProtocol.register()
         var configuration = self.configuration
         update(&configuration)
-        guard let url = configuration.cassetteURL else {
+        guard let (url, path) = configuration.cassetteFile else {
             throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
         }
         if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
-            throw .sharedSessionNotIntercepted(cassettePath: url.path)
+            throw .sharedSessionNotIntercepted(cassettePath: path)
         }
-        return (configuration, url)
+        return (configuration, url, path)
     }
 
     /// Runs `body` with `cassette` bound to the current task: requests made from it, and from the tasks it starts

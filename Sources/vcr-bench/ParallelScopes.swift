@@ -105,7 +105,7 @@ extension Bench {
 
     /// Every scope at once, each replaying its cassette's requests one after the other; returns the seconds.
     func replayScopes(_ session: URLSession, preloaded: Bool = false) async throws -> Double {
-        let directory = directory
+        let directory = directory.path
         let scopes = try (0..<Self.scopeCount).map { scope in
             (requests: (0..<Self.requestsPerScope).map { scopeRequest(scope, $0) },
              bodies: (0..<Self.requestsPerScope).map { Fixtures.body(scope * Self.requestsPerScope + $0) },
@@ -146,7 +146,7 @@ extension Bench {
     /// `scopes` scopes at once, each recording one request to `url`; returns the seconds.
     private func recordBound(_ url: URL, scopes: Int, session: URLSession, sample: Int) async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        let directory = directory
+        let directory = directory.path
         try await withThrowingTaskGroup(of: Void.self) { group in
             for scope in 0..<scopes {
                 let request = URLRequest(url: url.appending(queryItems: [URLQueryItem(name: "scope", value: "\(scope)")]))
@@ -194,7 +194,7 @@ extension Bench {
     /// bound to the task, save it, and fail on anything it refused.
     private static func inBoundScope(
         named name: String,
-        in directory: URL,
+        in directory: String,
         recordMode: RecordMode,
         loaded: Cassette? = nil,
         _ body: (Cassette) async throws -> Void
@@ -207,13 +207,16 @@ extension Bench {
         if let failure = cassette.takeFailures().first { throw failure }
     }
 
-    private static func loadScopeCassette(_ name: String, in directory: URL, recordMode: RecordMode) throws -> Cassette {
+    /// What HTTPVCRTesting's scopes set: their folder and name, worked out before the test (here, once).
+    private static func loadScopeCassette(_ name: String, in directory: String, recordMode: RecordMode) throws -> Cassette {
         try VCR.loadCassette { configuration in
-            configuration.cassettesPath = directory.path
+            configuration.cassettesPath = directory
             configuration.cassettePath = name
             configuration.recordMode = recordMode
-            configuration.matchers = VCRConfiguration().matchers
+            configuration.matchers = defaultMatchers
         }
     }
+
+    private static let defaultMatchers = VCRConfiguration().matchers
 }
 

@@ -140,29 +140,47 @@ public struct VCRConfiguration: Sendable {
 
     /// The cassette file ``cassettePath`` names, resolved against ``cassettesPath``, `.json` added when it
     /// has no extension.
-    public var cassetteURL: URL? {
+    public var cassetteURL: URL? { cassetteFile?.url }
+
+    /// ``cassetteURL`` and its path, which is known before the URL is made (`URL.path` works it out again).
+    var cassetteFile: (url: URL, path: String)? {
         guard let cassettePath, !cassettePath.isEmpty else { return nil }
-        let path = cassettePath.hasPrefix("/") ? cassettePath : cassettesPath + "/" + cassettePath
-        return Self.plainFileURL(path) ?? resolvedByFoundation(cassettePath)
+        if let path = Self.plainFilePath(cassettePath.hasPrefix("/") ? cassettePath : cassettesPath + "/" + cassettePath) {
+            return (URL(fileURLWithPath: path, isDirectory: false), path)
+        }
+        let url = resolvedByFoundation(cassettePath)
+        return (url, url.path)
     }
 
     /// The common case without `URL`'s path arithmetic, which cost a fifth of loading a small cassette: an absolute
     /// path with no empty, `.` or `..` segment, whose last segment has no dot (`.json` is added) or ends in a plain
     /// extension. Nil for anything else.
-    static func plainFileURL(_ path: String) -> URL? {
-        var segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...]
-        guard segments.popFirst()?.isEmpty == true, let last = segments.last else { return nil }
-        for segment in segments {
-            if segment.isEmpty || segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { return nil }
+    static func plainFilePath(_ path: String) -> String? {
+        var path = path
+        let kind: (isPlain: Bool, needsExtension: Bool) = path.withUTF8 { bytes in
+            guard bytes.first == Byte.slash else { return (false, false) }
+            var segmentStart = 1
+            var lastDot: Int?
+            for index in 1...bytes.count {
+                guard index == bytes.count || bytes[index] == Byte.slash else {
+                    if bytes[index] == Byte.dot { lastDot = index }
+                    continue
+                }
+                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<index])
+                if segment.isEmpty || segment.allSatisfy({ $0 == Byte.dot }) && segment.count <= 2 { return (false, false) }
+                if index < bytes.count {
+                    segmentStart = index + 1
+                    lastDot = nil
+                }
+            }
+            guard let dot = lastDot else { return (true, true) }
+            let pathExtension = UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])
+            let isPlainExtension = dot != segmentStart && !pathExtension.isEmpty
+                && pathExtension.allSatisfy { (Byte.zero...Byte.nine).contains($0) || (0x41...0x5A).contains($0 & ~0x20) }
+            return (isPlainExtension, false)
         }
-        guard let dot = last.lastIndex(of: UInt8(ascii: ".")) else {
-            return URL(fileURLWithPath: path + ".json", isDirectory: false)
-        }
-        let pathExtension = last[last.index(after: dot)...]
-        guard dot != last.startIndex, !pathExtension.isEmpty,
-              pathExtension.allSatisfy({ (Byte.zero...Byte.nine).contains($0) || (0x41...0x5A).contains($0 & ~0x20) })
-        else { return nil }
-        return URL(fileURLWithPath: path, isDirectory: false)
+        guard kind.isPlain else { return nil }
+        return kind.needsExtension ? path + ".json" : path
     }
 
     /// `URL`'s resolution: relative folders, `..`, odd extensions.

@@ -28,9 +28,10 @@ public enum CassetteFormat: String, Sendable, CaseIterable {
 
     /// ``forWriting(to:)`` for a file path.
     static func forWriting(toPath path: String) -> CassetteFormat {
-        let name = path.split(separator: "/").last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .json }
-        return forWriting(extension: String(name[name.index(after: dot)...]))
+        let utf8 = path.utf8
+        let nameStart = utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex
+        guard let dot = utf8[nameStart...].lastIndex(of: UInt8(ascii: ".")), dot != nameStart else { return .json }
+        return forWriting(extension: String(path[utf8.index(after: dot)...]))
     }
 
     private static func forWriting(extension pathExtension: String) -> CassetteFormat {

@@ -198,7 +198,16 @@ private struct WrittenLayoutReader {
     // MARK: Tokens
 
     private mutating func skipWhitespace() {
-        while position < bytes.count, Byte.isJSONWhitespace(bytes[position]) { position += 1 }
+        var index = position
+        // Indentation comes in runs of spaces: eight at a time.
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count,
+                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                index += 8
+            }
+        }
+        while index < bytes.count, Byte.isJSONWhitespace(bytes[index]) { index += 1 }
+        position = index
     }
 
     private mutating func expect(_ byte: UInt8) throws(NotTheLayout) {
@@ -465,34 +474,52 @@ private struct WrittenLayoutReader {
     private mutating func finiteNumber() throws(NotTheLayout) -> Double {
         skipWhitespace()
         let start = position
-        var hasNonzeroDigit = false
-        func digits(_ reader: inout WrittenLayoutReader) -> Int {
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var fractionDigits = 0
+        func digits(_ reader: inout WrittenLayoutReader, inFraction: Bool) -> Int {
             let first = reader.position
             while reader.position < reader.bytes.count, (Byte.zero...Byte.nine).contains(reader.bytes[reader.position]) {
-                if reader.bytes[reader.position] != Byte.zero { hasNonzeroDigit = true }
+                let digit = UInt64(reader.bytes[reader.position] - Byte.zero)
+                if significantDigits > 0 || digit != 0 { significantDigits += 1 }
+                if significantDigits <= 19 { mantissa = mantissa &* 10 &+ digit }
+                if inFraction { fractionDigits += 1 }
                 reader.position += 1
             }
             return reader.position - first
         }
-        if position < bytes.count, bytes[position] == Byte.minus { position += 1 }
+        let isNegative = position < bytes.count && bytes[position] == Byte.minus
+        if isNegative { position += 1 }
         let integerStart = position
-        let integerDigits = digits(&self)
+        let integerDigits = digits(&self, inFraction: false)
         guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != Byte.zero else { throw NotTheLayout() }
         if position < bytes.count, bytes[position] == Byte.dot {
             position += 1
-            guard digits(&self) > 0 else { throw NotTheLayout() }
+            guard digits(&self, inFraction: true) > 0 else { throw NotTheLayout() }
         }
-        let mantissaHasNonzeroDigit = hasNonzeroDigit
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+        let hasExponent = position < bytes.count && bytes[position] | 0x20 == UInt8(ascii: "e")
+        // Written times (`0.0`, `0.012345`): a whole number below 2^53 over an exact power of ten is rounded once,
+        // by the division, so it is what any correct parser makes of the text.
+        if !hasExponent, significantDigits <= 15, fractionDigits < Self.exactPowersOfTen.count {
+            let magnitude = Double(mantissa) / Self.exactPowersOfTen[fractionDigits]
+            return isNegative ? -magnitude : magnitude
+        }
+        let mantissaHasNonzeroDigit = significantDigits > 0
+        if hasExponent {
             position += 1
             if position < bytes.count, bytes[position] == Byte.plus || bytes[position] == Byte.minus { position += 1 }
-            guard digits(&self) > 0 else { throw NotTheLayout() }
+            guard digits(&self, inFraction: false) > 0 else { throw NotTheLayout() }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text), value.isNormal || (value == 0 && !mantissaHasNonzeroDigit) else {
             throw NotTheLayout()
         }
         return value
+    }
+
+    /// 1e0 through 1e22, every one exact in a `Double`.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 }
 

@@ -131,7 +131,7 @@ final class Playback: @unchecked Sendable {
                 cassettePath: policy.cassettePath,
                 recordMode: policy.recordMode,
                 matchers: policy.matchers,
-                requests: requests.map(RequestParts.init),
+                requests: requests.map { RequestParts($0) },
                 isPlayed: { state.matched[$0] }
             ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
         }

@@ -55,10 +55,11 @@ public final class Cassette: @unchecked Sendable {
         var secrets = SecretValues()
     }
 
-    init(configuration: VCRConfiguration, url: URL, isBoundToTask: Bool = false) throws(VCRError) {
+    /// - Parameter path: `url.path`, when the caller has it (`URL` works it out anew each time).
+    init(configuration: VCRConfiguration, url: URL, path: String? = nil, isBoundToTask: Bool = false) throws(VCRError) {
         self.isBoundToTask = isBoundToTask
         var recordMode = configuration.effectiveRecordMode
-        let path = url.path  // `URL` works it out anew each time
+        let path = path ?? url.path
         var tape = Tape()
         var format = CassetteFormat.forWriting(toPath: path)
         let exists: Bool

@@ -91,6 +91,19 @@ import HTTPBinTestSupport
         #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(layout)")
     }
 
+    /// Times are read exactly as the decoder reads them, on the short way (few digits, no exponent) and the long.
+    @Test(arguments: [
+        "0.0", "-0.0", "0.1", "0.25", "1234.5678", "12345678901234.5", "123456789012345.6", "0.30000000000000004",
+        "0.0000000000000000000001", "0.00000000000000000000001", "2.5e-07", "1E+3", "9007199254740993",
+        "0.012345678912345",
+    ])
+    func timesReadAsTheDecoderReadsThem(time: String) throws {
+        let bytes = Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": \#(time), "complete": true}]}"#.utf8)
+        let fast = try #require(HTTPVCRFormat.tape(readingWrittenLayout: bytes), "\(time)")
+        #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(time)")
+        #expect(fast.scenes.first?.time.bitPattern == Double(time)?.bitPattern, "\(time)")
+    }
+
     /// Bad files are declined, so the decoder names what is wrong, as it always has.
     @Test(arguments: [
         ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "comp"#),

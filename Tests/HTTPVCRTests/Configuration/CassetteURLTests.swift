@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import HTTPVCR
+
+/// The cassette file a configuration names. Plain absolute paths skip `URL`'s path arithmetic; the answer must be
+/// the one `URL` gives.
+@Suite struct CassetteURLTests {
+    @Test(arguments: [
+        ("/tmp/Cassettes", "Search"),
+        ("/tmp/Cassettes", "Search.json"),
+        ("/tmp/Cassettes", "Suite/test_one()"),
+        ("/tmp/Cassettes", "Suite/test.one"),
+        ("/tmp/Cassettes", "Suite/Tape.PLIST"),
+        ("/tmp/Cassettes", "a/../b/./c"),
+        ("/tmp/Cassettes/", "x"),
+        ("/tmp//Cassettes", "x"),
+        ("/tmp/Cassettes", "x."),
+        ("/tmp/Cassettes", ".hidden"),
+        ("/tmp/Cassettes", "with space/ünï.har"),
+        ("/tmp/Cassettes", "/abs/path/file"),
+        ("/tmp/Cassettes", "/abs/../path/file.plist"),
+        ("Relative", "x"),
+        ("/tmp/Cassettes", "dir/"),
+    ])
+    func plainPathsResolveAsURLDoes(folder: String, name: String) {
+        var configuration = VCRConfiguration()
+        configuration.cassettesPath = folder
+        configuration.cassettePath = name
+        let resolved = configuration.cassetteURL
+        let byFoundation = configuration.resolvedByFoundation(name)
+        #expect(resolved == byFoundation, "\(folder) + \(name)")
+        #expect(resolved?.path == byFoundation.path, "\(folder) + \(name)")
+        #expect(configuration.cassetteFile?.path == byFoundation.path, "\(folder) + \(name)")
+    }
+
+    @Test func theCommonCaseTakesTheShortWay() {
+        #expect(VCRConfiguration.plainFilePath("/tmp/Cassettes/Suite/test") == "/tmp/Cassettes/Suite/test.json")
+        #expect(VCRConfiguration.plainFilePath("/tmp/Cassettes/Suite/test.json") == "/tmp/Cassettes/Suite/test.json")
+        #expect(VCRConfiguration.plainFilePath("/tmp/../Cassettes/test") == nil)
+        #expect(VCRConfiguration.plainFilePath("Cassettes/test") == nil)
+    }
+}
