@@ -198,15 +198,19 @@ private struct WrittenLayoutReader {
     // MARK: Tokens
 
     private mutating func skipWhitespace() {
+        guard let base = bytes.baseAddress else { return }
         var index = position
-        // Indentation comes in runs of spaces: eight at a time.
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count,
-                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
-                index += 8
+        while index < bytes.count {
+            // Indentation comes in runs of spaces: past them eight bytes at a time, to the first that is not one.
+            if index + 8 <= bytes.count {
+                let notSpaces = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).littleEndian
+                    ^ 0x2020_2020_2020_2020
+                index += notSpaces.trailingZeroBitCount / 8
+                if notSpaces == 0 { continue }
             }
+            guard index < bytes.count, Byte.isJSONWhitespace(base[index]) else { break }
+            index += 1
         }
-        while index < bytes.count, Byte.isJSONWhitespace(bytes[index]) { index += 1 }
         position = index
     }
 
@@ -289,13 +293,18 @@ private struct WrittenLayoutReader {
     private mutating func text() throws(NotTheLayout) -> Data {
         let token = try stringToken()
         guard token.hasEscapes else { return Data(token.bytes) }
-        var data = Data(count: token.bytes.count)
-        let count = data.withUnsafeMutableBytes { raw in
-            try? Self.unescape(token.bytes, into: raw.bindMemory(to: UInt8.self))
+        // Unescaped into memory the `Data` then owns: no zeroing, no copy.
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: token.bytes.count)
+        let count: Int
+        do {
+            count = try Self.unescape(token.bytes, into: buffer)
+        } catch {
+            buffer.deallocate()
+            throw error
         }
-        guard let count else { throw NotTheLayout() }
-        data.count = count
-        return data
+        return Data(bytesNoCopy: buffer.baseAddress!, count: count, deallocator: .custom { pointer, _ in
+            pointer.deallocate()
+        })
     }
 
     private mutating func base64() throws(NotTheLayout) -> Data {
