@@ -167,6 +167,9 @@ struct Bench {
         case .scopes:
             try writeScopeCassettes()
             operation = { try await replayScopes(vcrSession) }
+        case .scopesPreloaded:
+            try writeScopeCassettes()
+            operation = { try await replayScopes(vcrSession, preloaded: true) }
         case .stubScopes:
             operation = { try await stubScopes(floorSession) }
         case .saveWrite:
@@ -174,7 +177,7 @@ struct Bench {
             let output = directory.appendingPathComponent("profile-vcr.json")
             operation = { try timed { try CassetteFile.write(tape, to: output, as: .json) }.1 }
         }
-        if [.scopes, .stubScopes].contains(what) {
+        if [.scopes, .scopesPreloaded, .stubScopes].contains(what) {
             detail = "\(Self.scopeCount) scopes x \(Self.requestsPerScope) requests"
         } else if [.floor, .floor8, .replay, .replay8, .replayMomentary].contains(what) {
             detail += " requests"

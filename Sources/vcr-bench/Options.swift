@@ -61,7 +61,8 @@ struct Options: Sendable {
 
         Profiling (e.g. under valgrind --tool=callgrind): do one thing once, with a warm-up, and print its time.
           --profile WHAT   floor, floor-8, replay, replay-8, replay-momentary, load-json, load-read, load-insert,
-                           save-json, save-write, scopes, stub-scopes (the parallel scopes section's two rows)
+                           save-json, save-write, scopes, scopes-preloaded, stub-scopes (rows of the parallel scopes
+                           section)
           --size N         cassette size for --profile (default 1000); replay rows replay all N interactions
 
         Timings on a shared machine are noisy: compare the ratios, which are taken within one run.
@@ -128,7 +129,7 @@ enum Profile: String, CaseIterable, Sendable {
     case floor, floor8 = "floor-8", replay, replay8 = "replay-8", replayMomentary = "replay-momentary"
     case loadJSON = "load-json", loadRead = "load-read", loadInsert = "load-insert"
     case saveJSON = "save-json", saveWrite = "save-write"
-    case scopes, stubScopes = "stub-scopes"
+    case scopes, scopesPreloaded = "scopes-preloaded", stubScopes = "stub-scopes"
 }
 
 struct UsageError: Error {

@@ -44,6 +44,14 @@ private struct WrittenLayoutReader {
         try expect(Byte.closeBrace)
         skipWhitespace()
         guard position == bytes.count else { throw NotTheLayout() }
+        // Growing by doubling can leave most of half the array unused, and an inserted cassette keeps it: a long
+        // tape is moved to an array of its own size (the decoder knew the count beforehand).
+        if scenes.capacity - scenes.count > 1_024 {
+            var exact: [Scene] = []
+            exact.reserveCapacity(scenes.count)
+            exact.append(contentsOf: scenes)
+            scenes = exact
+        }
         return Tape(scenes: scenes)
     }
 
@@ -293,18 +301,12 @@ private struct WrittenLayoutReader {
     private mutating func text() throws(NotTheLayout) -> Data {
         let token = try stringToken()
         guard token.hasEscapes else { return Data(token.bytes) }
-        // Unescaped into memory the `Data` then owns: no zeroing, no copy.
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: token.bytes.count)
-        let count: Int
-        do {
-            count = try Self.unescape(token.bytes, into: buffer)
-        } catch {
-            buffer.deallocate()
-            throw error
+        // Unescaped into scratch memory (on the stack when small), then copied into a `Data` of exactly its size.
+        let data = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: token.bytes.count) { buffer in
+            (try? Self.unescape(token.bytes, into: buffer)).map { Data(UnsafeBufferPointer(rebasing: buffer[..<$0])) }
         }
-        return Data(bytesNoCopy: buffer.baseAddress!, count: count, deallocator: .custom { pointer, _ in
-            pointer.deallocate()
-        })
+        guard let data else { throw NotTheLayout() }
+        return data
     }
 
     private mutating func base64() throws(NotTheLayout) -> Data {
