@@ -115,6 +115,8 @@ public final class VCRCassetteLock: @unchecked Sendable {
     }
 
     private func take(shared: Bool) async {
+        // Free, the common case: taken without suspending the task (a suspension costs a trip through the executor).
+        if state.withLock({ $0.take(shared: shared) }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let took = state.withLock { state in
                 if state.take(shared: shared) { return true }
