@@ -31,11 +31,9 @@ private struct WrittenLayoutReader {
         try expect(Byte.openBrace)
         try key("format")
         guard try string() == HTTPVCRFormat.formatName else { throw NotTheLayout() }
-        try expect(Byte.comma)
-        try key("version")
+        try nextKey("version")
         guard try integer() == HTTPVCRFormat.version else { throw NotTheLayout() }
-        try expect(Byte.comma)
-        try key("scenes")
+        try nextKey("scenes")
         try expect(Byte.openBracket)
         var scenes: [Scene] = []
         if try !isClosed(by: Byte.closeBracket) {
@@ -60,8 +58,7 @@ private struct WrittenLayoutReader {
         try key("chapter")
         let chapter = try integer()
         guard Tape.chapterNumbers.contains(chapter) else { throw NotTheLayout() }
-        try expect(Byte.comma)
-        try key("time")
+        try nextKey("time")
         let time = try finiteNumber()
         try expect(Byte.comma)
         let name = try anyKey()
@@ -72,8 +69,7 @@ private struct WrittenLayoutReader {
             try expect(Byte.openBrace)
             try key("response")
             let response = try response()
-            try expect(Byte.comma)
-            try key("to")
+            try nextKey("to")
             let request = try request()
             try expect(Byte.closeBrace)
             event = .redirect(response, to: request)
@@ -99,11 +95,9 @@ private struct WrittenLayoutReader {
         try expect(Byte.openBrace)
         try key("method")
         let method = try string()
-        try expect(Byte.comma)
-        try key("url")
+        try nextKey("url")
         let url = try string()
-        try expect(Byte.comma)
-        try key("headers")
+        try nextKey("headers")
         let headers = try headerFields()
         var body: Data?
         var recordedAt: Date?
@@ -127,14 +121,11 @@ private struct WrittenLayoutReader {
         try expect(Byte.openBrace)
         try key("url")
         let url = try string()
-        try expect(Byte.comma)
-        try key("status")
+        try nextKey("status")
         let status = try integer()
-        try expect(Byte.comma)
-        try key("httpVersion")
+        try nextKey("httpVersion")
         let httpVersion = try string()
-        try expect(Byte.comma)
-        try key("headers")
+        try nextKey("headers")
         let headers = try headerFields()
         try expect(Byte.closeBrace)
         return RecordedResponse(url: url, statusCode: status, httpVersion: httpVersion, headers: headers)
@@ -144,11 +135,9 @@ private struct WrittenLayoutReader {
         try expect(Byte.openBrace)
         try key("domain")
         let domain = try string()
-        try expect(Byte.comma)
-        try key("code")
+        try nextKey("code")
         let code = try integer()
-        try expect(Byte.comma)
-        try key("userInfo")
+        try nextKey("userInfo")
         var userInfo: [String: String] = [:]
         for (name, value) in try stringPairs() {
             guard userInfo.updateValue(value, forKey: name) == nil else { throw NotTheLayout() }
@@ -260,6 +249,12 @@ private struct WrittenLayoutReader {
     /// `"name":`, exactly.
     private mutating func key(_ name: StaticString) throws(NotTheLayout) {
         guard matches(try anyKey(), name) else { throw NotTheLayout() }
+    }
+
+    /// `, "name":`: the next member, exactly.
+    private mutating func nextKey(_ name: StaticString) throws(NotTheLayout) {
+        try expect(Byte.comma)
+        try key(name)
     }
 
     /// A key without escapes and its colon; the range of its bytes.
