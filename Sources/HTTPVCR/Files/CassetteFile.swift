@@ -50,23 +50,19 @@ public enum CassetteFile {
     /// - Throws: ``VCRError`` with code ``VCRError/Code/cassetteNotFound`` when there is no file, and
     ///   ``VCRError/Code/malformedCassette`` naming the file and the problem when it cannot be read.
     public static func read(at url: URL) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
-        try read(at: url, path: url.path)
+        try read(atPath: url.path)
     }
 
-    /// ``read(at:)`` for a caller that has the URL's path already.
-    static func read(at url: URL, path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            if !FileManager.default.fileExists(atPath: path) {
-                throw VCRError(
-                    .cassetteNotFound, "No cassette at \(path)", cassettePath: path, reason: "no such file"
-                )
-            }
-            throw VCRError.malformed(path, "cannot be read (\(error.localizedDescription))")
+    /// ``read(at:)`` by the file's path.
+    static func read(atPath path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        switch FileContents.read(atPath: path) {
+        case let .success(data):
+            return try decode(data, path: path)
+        case .failure(.notFound):
+            throw VCRError(.cassetteNotFound, "No cassette at \(path)", cassettePath: path, reason: "no such file")
+        case let .failure(.unreadable(why)):
+            throw VCRError.malformed(path, "cannot be read (\(why))")
         }
-        return try decode(data, path: path)
     }
 
     /// Turns a file's bytes into a tape. `path` names the file in errors; its extension helps detection.
