@@ -73,18 +73,18 @@ public enum VCR {
         forTest test: String?,
         _ update: (inout VCRConfiguration) -> Void
     ) throws(VCRError) -> Cassette {
-        let (configuration, url, path) = try cassetteConfiguration(update)
+        let (configuration, file) = try cassetteConfiguration(update)
         if let inserted = state.withLock({ $0.cassette }) {
             throw VCRError(
                 .cassetteState,
-                "Cannot insert \(url.path): \(inserted.url.path) is still inserted. Eject it first.",
-                cassettePath: url.path
+                "Cannot insert \(file.path): \(inserted.path) is still inserted. Eject it first.",
+                cassettePath: file.path
             )
         }
-        let cassette = try Cassette(configuration: configuration, url: url, path: path)
+        let cassette = try Cassette(configuration: configuration, file: file)
         try state.withLock { (state) throws(VCRError) in
             if let inserted = state.cassette {
-                throw VCRError(.cassetteState, "Cannot insert \(url.path): \(inserted.url.path) is still inserted.")
+                throw VCRError(.cassetteState, "Cannot insert \(file.path): \(inserted.path) is still inserted.")
             }
             state.cassette = cassette
             state.insertedByTest = test
@@ -120,24 +120,24 @@ public enum VCR {
 
     /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
     package static func loadCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
-        let (configuration, url, path) = try cassetteConfiguration(update)
-        return try Cassette(configuration: configuration, url: url, path: path, isBoundToTask: true)
+        let (configuration, file) = try cassetteConfiguration(update)
+        return try Cassette(configuration: configuration, file: file, isBoundToTask: true)
     }
 
     /// A cassette's configuration (the shared defaults, then `update`) and file, once checked that it can be used.
     private static func cassetteConfiguration(
         _ update: (inout VCRConfiguration) -> Void
-    ) throws(VCRError) -> (VCRConfiguration, URL, path: String) {
+    ) throws(VCRError) -> (VCRConfiguration, CassetteLocation) {
         VCRURLProtocol.register()
         var configuration = self.configuration
         update(&configuration)
-        guard let (url, path) = configuration.cassetteFile else {
+        guard let file = configuration.cassetteFile else {
             throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
         }
         if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
-            throw .sharedSessionNotIntercepted(cassettePath: path)
+            throw .sharedSessionNotIntercepted(cassettePath: file.path)
         }
-        return (configuration, url, path)
+        return (configuration, file)
     }
 
     /// Runs `body` with `cassette` bound to the current task: requests made from it, and from the tasks it starts

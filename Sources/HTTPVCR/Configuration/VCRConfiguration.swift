@@ -142,14 +142,13 @@ public struct VCRConfiguration: Sendable {
     /// has no extension.
     public var cassetteURL: URL? { cassetteFile?.url }
 
-    /// ``cassetteURL`` and its path, which is known before the URL is made (`URL.path` works it out again).
-    var cassetteFile: (url: URL, path: String)? {
+    /// ``cassetteURL`` by its path, which is known before the URL is made (`URL.path` works it out again).
+    var cassetteFile: CassetteLocation? {
         guard let cassettePath, !cassettePath.isEmpty else { return nil }
         if let path = Self.plainFilePath(cassettePath.hasPrefix("/") ? cassettePath : cassettesPath + "/" + cassettePath) {
-            return (URL(fileURLWithPath: path, isDirectory: false), path)
+            return CassetteLocation(plainPath: path)
         }
-        let url = resolvedByFoundation(cassettePath)
-        return (url, url.path)
+        return CassetteLocation(url: resolvedByFoundation(cassettePath))
     }
 
     /// The common case without `URL`'s path arithmetic, which cost a fifth of loading a small cassette: an absolute

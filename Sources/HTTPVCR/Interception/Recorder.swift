@@ -158,7 +158,7 @@ final class Recording: @unchecked Sendable {
            ConnectionError.isUnreachable(error) {
             // A cassette would replay the outage forever: report it instead, and keep it off the tape.
             VCR.recordFailure(
-                .connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.url.path), on: cassette
+                .connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.path), on: cassette
             )
         } else {
             commit()

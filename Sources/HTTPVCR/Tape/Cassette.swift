@@ -10,7 +10,10 @@ public final class Cassette: @unchecked Sendable {
     /// The merged configuration in force for this cassette.
     public let configuration: VCRConfiguration
     /// The cassette file.
-    public let url: URL
+    public var url: URL { file.url }
+    /// The cassette file's path.
+    package var path: String { file.path }
+    private let file: CassetteLocation
     /// The format of the file (HTTPVCR's own, or a foreign one replayed read-only).
     public let format: CassetteFormat
     /// No file existed when it was inserted.
@@ -40,8 +43,6 @@ public final class Cassette: @unchecked Sendable {
     private let loadedLayout: ChapterLayout
     /// In `.all` mode, what the file held before it was erased.
     private let previousInteractions: [Interaction]
-    /// The loaded tape's chapter numbers, which new chapters must not reuse.
-    private let loadedChapters: Set<Int>
     private let recording: Locked<Recorded>
 
     /// What was recorded since insertion.
@@ -50,16 +51,22 @@ public final class Cassette: @unchecked Sendable {
         var scenes: [(anchor: Int, order: UInt64, scene: Scene)] = []
         var nextChapter: Int
         var hasChanges: Bool
+        /// The loaded tape's chapter numbers, which new chapters must not reuse: gathered when first needed, as
+        /// most cassettes record nothing.
+        var loadedChapters: Set<Int>?
         /// Every secret filtered from what was recorded so far: replaced wherever it comes back in a later
         /// recording (a token from a login response in a later request's path). Kept in memory only.
         var secrets = SecretValues()
     }
 
-    /// - Parameter path: `url.path`, when the caller has it (`URL` works it out anew each time).
-    init(configuration: VCRConfiguration, url: URL, path: String? = nil, isBoundToTask: Bool = false) throws(VCRError) {
+    convenience init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
+        try self.init(configuration: configuration, file: CassetteLocation(url: url))
+    }
+
+    init(configuration: VCRConfiguration, file: CassetteLocation, isBoundToTask: Bool = false) throws(VCRError) {
         self.isBoundToTask = isBoundToTask
         var recordMode = configuration.effectiveRecordMode
-        let path = path ?? url.path
+        let path = file.path
         var tape = Tape()
         var format = CassetteFormat.forWriting(toPath: path)
         let exists: Bool
@@ -69,7 +76,7 @@ public final class Cassette: @unchecked Sendable {
         } else {
             // Read straight away: a missing file is found out by trying, without a look at the disk first.
             do throws(VCRError) {
-                (tape, format) = try CassetteFile.read(at: url, path: path)
+                (tape, format) = try CassetteFile.read(atPath: path)
                 exists = true
             } catch {
                 guard error.code == .cassetteNotFound else { throw error }
@@ -90,7 +97,7 @@ public final class Cassette: @unchecked Sendable {
                 .foreignCassetteIsReadOnly,
                 "\(path) is a \(format.rawValue) cassette: HTTPVCR replays it but does not record into it "
                     + "(record mode \(recordMode)). Convert it first: vcr convert \(path) "
-                    + "\(url.deletingPathExtension().path).json",
+                    + "\(file.url.deletingPathExtension().path).json",
                 cassettePath: path
             )
         }
@@ -119,7 +126,7 @@ public final class Cassette: @unchecked Sendable {
         configuration.recordMode = recordMode
 
         self.configuration = configuration
-        self.url = url
+        self.file = file
         self.format = format
         self.isNew = !exists
         self.recordMode = recordMode
@@ -140,7 +147,6 @@ public final class Cassette: @unchecked Sendable {
         }
         self.loadedScenes = tape.scenes
         self.loadedLayout = layout
-        self.loadedChapters = layout.chapterNumbers
         // What the code under test gets: the tape with its sensitive data put back (the file keeps placeholders).
         let sensitive = SensitiveData(configuration)
         let playedScenes = sensitive.isEmpty
@@ -243,10 +249,17 @@ public final class Cassette: @unchecked Sendable {
         recording.withLock { recorded in
             // Counting up from above the highest chapter; past the largest number a file may hold (a tape that
             // already reaches it), the lowest unused ones. Never overflows, never reuses one.
-            let chapter = Tape.unusedChapter(from: recorded.nextChapter, notIn: loadedChapters)
+            let chapter = Tape.unusedChapter(from: recorded.nextChapter, notIn: loadedChapters(&recorded))
             recorded.nextChapter = chapter + 1
             return chapter
         }
+    }
+
+    private func loadedChapters(_ recorded: inout Recorded) -> Set<Int> {
+        if let known = recorded.loadedChapters { return known }
+        let numbers = loadedLayout.chapterNumbers
+        recorded.loadedChapters = numbers
+        return numbers
     }
 
     /// Writes a finished recording onto the tape, each scene at the playhead of the moment it happened.
@@ -320,11 +333,13 @@ public final class Cassette: @unchecked Sendable {
 
     /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
     func saveIfChanged() throws(VCRError) {
-        let tape: Tape? = recording.withLock { $0.hasChanges ? mergedTape($0.scenes) : nil }
-        guard let tape else { return }
+        let saving: (tape: Tape, loadedChapters: Set<Int>)? = recording.withLock { recorded in
+            recorded.hasChanges ? (mergedTape(recorded.scenes), loadedChapters(&recorded)) : nil
+        }
+        guard let (tape, loadedChapters) = saving else { return }
         let recordedChapters = Set(tape.scenes.lazy.map(\.chapter)).subtracting(loadedChapters)
         try SaveTimeSecretCheck.check(
-            tape, recordedChapters: recordedChapters, configuration: configuration, path: url.path
+            tape, recordedChapters: recordedChapters, configuration: configuration, path: path
         )
         try CassetteFile.write(tape, to: url, as: format)
         recording.withLock { $0.hasChanges = false }

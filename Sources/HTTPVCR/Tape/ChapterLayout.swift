@@ -9,29 +9,50 @@ struct ChapterLayout: Sendable {
     let scenesOfChapter: [[Int]]
     /// For each scene, whether it is the last of its chapter.
     let isLastOfChapter: [Bool]
-    /// The chapter numbers the tape uses, which new chapters must not reuse.
-    let chapterNumbers: Set<Int>
+    /// The number the file gives each chapter, by chapter position.
+    let numberOfChapter: [Int]
     /// The first scene that opens a chapter without being its request, if one does: such a tape cannot be played.
     let misplacedScene: (position: Int, chapter: Int)?
 
     init(scenes: [Scene]) {
-        var position: [Int: Int] = [:]
         var chapterOfScene: [Int] = []
         var scenesOfChapter: [[Int]] = []
+        var numberOfChapter: [Int] = []
         var misplacedScene: (position: Int, chapter: Int)?
         chapterOfScene.reserveCapacity(scenes.count)
-        for (index, scene) in scenes.enumerated() {
-            let chapter: Int
-            if let existing = position[scene.chapter] {
-                chapter = existing
-            } else {
-                if misplacedScene == nil, !Self.isRequest(scene.event) { misplacedScene = (index, scene.chapter) }
-                chapter = scenesOfChapter.count
-                position[scene.chapter] = chapter
-                scenesOfChapter.append([])
+        // Tapes list a chapter's scenes together, and chapters in increasing numbers, as they are recorded: a scene
+        // of the chapter before, or of a number above all before, needs no lookup. The lookup table is made only for
+        // a number that comes back later (interleaved chapters, a file edited by hand).
+        var position: [Int: Int]?
+        var highest = Int.min
+        var previous: (number: Int, chapter: Int)?
+        // By index: binding each scene would copy it (a retain and a release of everything it holds).
+        for index in scenes.indices {
+            let number = scenes[index].chapter
+            var chapter: Int?
+            if let previous, previous.number == number {
+                chapter = previous.chapter
+            } else if number <= highest {
+                if position == nil {
+                    position = Dictionary(uniqueKeysWithValues: numberOfChapter.enumerated().map { ($1, $0) })
+                }
+                chapter = position?[number]
             }
-            chapterOfScene.append(chapter)
-            scenesOfChapter[chapter].append(index)
+            if chapter == nil {
+                if misplacedScene == nil, !Self.isRequest(scenes[index].event) { misplacedScene = (index, number) }
+                chapter = scenesOfChapter.count
+                position?[number] = scenesOfChapter.count
+                numberOfChapter.append(number)
+                // Room for a request, its response, a body and the end, in one allocation.
+                var positions: [Int] = []
+                positions.reserveCapacity(4)
+                scenesOfChapter.append(positions)
+                highest = max(highest, number)
+            }
+            let found = chapter!
+            previous = (number, found)
+            chapterOfScene.append(found)
+            scenesOfChapter[found].append(index)
         }
         var isLastOfChapter = Array(repeating: false, count: scenes.count)
         for positions in scenesOfChapter {
@@ -40,9 +61,12 @@ struct ChapterLayout: Sendable {
         self.chapterOfScene = chapterOfScene
         self.scenesOfChapter = scenesOfChapter
         self.isLastOfChapter = isLastOfChapter
-        self.chapterNumbers = Set(position.keys)
+        self.numberOfChapter = numberOfChapter
         self.misplacedScene = misplacedScene
     }
+
+    /// The chapter numbers the tape uses, which new chapters must not reuse.
+    var chapterNumbers: Set<Int> { Set(numberOfChapter) }
 
     var chapterCount: Int { scenesOfChapter.count }
 

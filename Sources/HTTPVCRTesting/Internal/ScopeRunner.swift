@@ -161,7 +161,7 @@ enum ScopeRunner {
     static func checkNotNested(_ scope: VCRCassetteScope) throws {
         if let active = VCRActiveCassette.current {
             throw VCRTestingError(
-                "Cannot insert \(scope.cassettePath): this test already has \(active.cassette.url.path) inserted. "
+                "Cannot insert \(scope.cassettePath): this test already has \(active.cassette.path) inserted. "
                     + "One cassette per test scope: remove the extra .cassette trait or withVCRCassette call."
             )
         }
@@ -182,7 +182,7 @@ enum ScopeRunner {
         if let foreign = VCR.cassette {
             guard Date() >= deadline else { return .failure(.retry) }
             return .failure(.failed(VCRTestingError(
-                "Cannot insert \(scope.cassettePath): \(foreign.url.path) has been inserted for "
+                "Cannot insert \(scope.cassettePath): \(foreign.path) has been inserted for "
                     + "\(Int(foreignCassetteTimeout)) s by code that does not hold VCRCassetteLock.shared. Eject it, "
                     + "or insert cassettes by hand inside VCRCassetteLock.shared.withLock { … }."
             )))
@@ -244,7 +244,7 @@ enum ScopeRunner {
         // A task-bound cassette keeps its own failures. Those of an inserted one are global: take them while it is
         // still inserted, so that none is another test's, and only when some are this cassette's (a nil path is a
         // request HTTPVCR could not serve at all).
-        let path = cassette.url.path
+        let path = cassette.path
         var failures: [VCRError] = []
         if cassette.isBoundToTask {
             failures = cassette.takeFailures()
@@ -280,7 +280,7 @@ enum ScopeRunner {
 
     static func discardedMessage(count: Int, cassette: Cassette, scope: VCRCassetteScope) -> String {
         let what = count == 1 ? "the interaction it recorded was" : "the \(count) interactions it recorded were"
-        return "The test failed, so \(what) discarded, not saved to \(cassette.url.path): a partial "
+        return "The test failed, so \(what) discarded, not saved to \(cassette.path): a partial "
             + "recording would replay as if it were the whole story. Fix the test and record again, or keep a failed "
             + "test's recording with recordsOnFailure: true.\n  test: \(scope.suiteName)/\(scope.testName)"
     }
@@ -299,7 +299,7 @@ enum ScopeRunner {
         var lines = [
             "\(count) recorded interaction\(count == 1 ? " was" : "s were") never replayed "
                 + "(failsOnUnplayedInteractions is on)",
-            "  cassette: \(cassette.url.path)",
+            "  cassette: \(cassette.path)",
             "  test: \(scope.suiteName)/\(scope.testName)",
         ]
         for request in requests.prefix(20) {
