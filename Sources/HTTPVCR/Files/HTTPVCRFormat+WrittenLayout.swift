@@ -36,6 +36,8 @@ private struct WrittenLayoutReader {
         try nextKey("scenes")
         try expect(Byte.openBracket)
         var scenes: [Scene] = []
+        // A scene takes a hundred bytes or more: room for a small tape's at once, rather than five regrowths.
+        scenes.reserveCapacity(min(bytes.count / 100, 64))
         if try !isClosed(by: Byte.closeBracket) {
             repeat { scenes.append(try scene()) } while try hasMore(before: Byte.closeBracket)
         }
@@ -150,14 +152,13 @@ private struct WrittenLayoutReader {
     /// compares strings) is left to the decoder.
     private mutating func headerFields() throws(NotTheLayout) -> [RecordedHeader] {
         try expect(Byte.openBrace)
+        if try isClosed(by: Byte.closeBrace) { return [] }
         var headers: [RecordedHeader] = []
-        if try !isClosed(by: Byte.closeBrace) {
-            repeat {
-                let name = try string()
-                try expect(Byte.colon)
-                headers.append(RecordedHeader(name, try string()))
-            } while try hasMore(before: Byte.closeBrace)
-        }
+        repeat {
+            let name = try string()
+            try expect(Byte.colon)
+            headers.append(RecordedHeader(name, try string()))
+        } while try hasMore(before: Byte.closeBrace)
         // The writer sorts them: checking costs less than sorting, and proves no name is there twice.
         if zip(headers, headers.dropFirst()).allSatisfy({ Self.sortsBefore($0.name, $1.name) }) { return headers }
         for index in headers.indices.dropFirst() {
@@ -173,11 +174,22 @@ private struct WrittenLayoutReader {
         return first.withUTF8 { a in
             second.withUTF8 { b in
                 guard a.allSatisfy({ $0 < 0x80 }), b.allSatisfy({ $0 < 0x80 }) else { return false }
-                let folded = { (byte: UInt8) in (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
-                if a.lazy.map(folded).elementsEqual(b.lazy.map(folded)) { return a.lexicographicallyPrecedes(b) }
-                return a.lazy.map(folded).lexicographicallyPrecedes(b.lazy.map(folded))
+                // One pass: the first byte that differs case-folded decides; names equal but for case go by the
+                // first byte that differs as written.
+                var firstCaseDifference: Bool?
+                for index in 0..<min(a.count, b.count) where a[index] != b[index] {
+                    let (x, y) = (folded(a[index]), folded(b[index]))
+                    if x != y { return x < y }
+                    if firstCaseDifference == nil { firstCaseDifference = a[index] < b[index] }
+                }
+                if a.count != b.count { return a.count < b.count }
+                return firstCaseDifference ?? false
             }
         }
+    }
+
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 
     private mutating func stringPairs() throws(NotTheLayout) -> [(name: String, value: String)] {
@@ -196,18 +208,19 @@ private struct WrittenLayoutReader {
 
     private mutating func skipWhitespace() {
         guard let base = bytes.baseAddress else { return }
+        let end = bytes.count
         var index = position
-        while index < bytes.count {
-            // Indentation comes in runs of spaces: past them eight bytes at a time, to the first that is not one.
-            if index + 8 <= bytes.count {
-                let notSpaces = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).littleEndian
-                    ^ 0x2020_2020_2020_2020
-                index += notSpaces.trailingZeroBitCount / 8
-                if notSpaces == 0 { continue }
-            }
-            guard index < bytes.count, Byte.isJSONWhitespace(base[index]) else { break }
-            index += 1
+        // The writer's whitespace: none, one space after a colon, or a line break and a run of spaces. The run is
+        // passed eight bytes at a time, to the first byte that is not a space.
+        if index < end, base[index] == Byte.lineFeed { index += 1 }
+        while index + 8 <= end {
+            let notSpaces = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).littleEndian
+                ^ 0x2020_2020_2020_2020
+            index += notSpaces.trailingZeroBitCount / 8
+            if notSpaces != 0 { break }
         }
+        // Anything else (tabs, carriage returns, the last bytes of the file) a byte at a time.
+        while index < end, Byte.isJSONWhitespace(base[index]) { index += 1 }
         position = index
     }
 

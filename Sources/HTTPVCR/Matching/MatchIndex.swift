@@ -55,6 +55,7 @@ struct MatchIndex {
     init(matchers: [Matcher], requests: [RecordedRequest]) {
         var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
+        keyed.reserveCapacity(matchers.count)
         var keysReadOnlyMethodAndURL = true
         for matcher in matchers {
             if case let .key(key) = matcher.comparison {
@@ -66,6 +67,8 @@ struct MatchIndex {
         }
         self.keyed = keyed
         self.predicates = predicates
+        bucketOfKey.reserveCapacity(requests.count)
+        buckets.reserveCapacity(requests.count)
         for (position, request) in requests.enumerated() {
             let key = key(of: RequestParts(request))
             if let slot = bucketOfKey[key] {
@@ -76,6 +79,7 @@ struct MatchIndex {
             }
         }
         guard keysReadOnlyMethodAndURL else { return }
+        bucketOfSpelling.reserveCapacity(buckets.count)
         for (slot, bucket) in buckets.enumerated() {
             let spelling = Spelling(requests[bucket.chapters[0]])
             // A bucket holding several spellings (`?a=1&b=2` and `?b=2&a=1`) is found through its key, so that

@@ -91,6 +91,22 @@ import HTTPBinTestSupport
         #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(layout)")
     }
 
+    /// Two headers in either order come out in the decoder's order: names that differ only in case, one a prefix of
+    /// the other, and bytes that sort one way as written and another case-folded (`_` lies between `Z` and `a`).
+    @Test func headerPairsComeOutInTheDecodersOrder() throws {
+        let letters = ["a", "A", "b", "B", "z", "Z", "_", "-", "0"]
+        let names = letters + letters.flatMap { first in letters.map { first + $0 } }
+        var read = 0
+        for first in names {
+            for second in names where second != first {
+                let bytes = Data(Self.response(headers: #"{"\#(first)": "1", "\#(second)": "2"}"#).utf8)
+                if HTTPVCRFormat.tape(readingWrittenLayout: bytes) != nil { read += 1 }
+                #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(first), \(second)")
+            }
+        }
+        #expect(read == names.count * (names.count - 1))
+    }
+
     /// Times are read exactly as the decoder reads them, on the short way (few digits, no exponent) and the long.
     @Test(arguments: [
         "0.0", "-0.0", "0.1", "0.25", "1234.5678", "12345678901234.5", "123456789012345.6", "0.30000000000000004",
