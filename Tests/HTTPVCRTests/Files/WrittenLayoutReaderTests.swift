@@ -107,6 +107,20 @@ import HTTPBinTestSupport
         #expect(read == names.count * (names.count - 1))
     }
 
+    /// Our JSON is told from other JSON by `"format": "HTTPVCR"` within its first 64 bytes.
+    @Test(arguments: [
+        (#"{"format": "HTTPVCR", "version": 1, "scenes": []}"#, true),
+        ("{" + String(repeating: " ", count: 44) + #""format": "HTTPVCR""#, true),
+        ("{" + String(repeating: " ", count: 45) + #""format": "HTTPVCR""#, false),
+        (#"["format": "HTTPVCR"]"#, false),
+        (#"{"format": "HTTPVC"}"#, false),
+        ("{", false),
+        ("", false),
+    ])
+    func ourJSONIsToldByItsFirstBytes(json: String, isOurs: Bool) {
+        #expect(HTTPVCRFormat.looksLikeJSONDocument(Data(json.utf8)) == isOurs, "\(json)")
+    }
+
     /// Times are read exactly as the decoder reads them, on the short way (few digits, no exponent) and the long.
     @Test(arguments: [
         "0.0", "-0.0", "0.1", "0.25", "1234.5678", "12345678901234.5", "123456789012345.6", "0.30000000000000004",
