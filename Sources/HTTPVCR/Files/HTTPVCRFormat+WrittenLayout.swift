@@ -39,7 +39,8 @@ private struct WrittenLayoutReader {
         // A scene takes a hundred bytes or more: room for a small tape's at once, rather than five regrowths.
         scenes.reserveCapacity(min(bytes.count / 100, 64))
         if try !isClosed(by: Byte.closeBracket) {
-            repeat { scenes.append(try scene()) } while try hasMore(before: Byte.closeBracket)
+            var requestURL: String?
+            repeat { scenes.append(try scene(requestURL: &requestURL)) } while try hasMore(before: Byte.closeBracket)
         }
         try expect(Byte.closeBrace)
         skipWhitespace()
@@ -55,7 +56,8 @@ private struct WrittenLayoutReader {
         return Tape(scenes: scenes)
     }
 
-    private mutating func scene() throws(NotTheLayout) -> Scene {
+    /// - Parameter requestURL: the URL of the request read last, which a response most often repeats.
+    private mutating func scene(requestURL: inout String?) throws(NotTheLayout) -> Scene {
         try expect(Byte.openBrace)
         try key("chapter")
         let chapter = try integer()
@@ -66,17 +68,20 @@ private struct WrittenLayoutReader {
         let name = try anyKey()
         let event: Scene.Event
         if matches(name, "request") {
-            event = .request(try request())
+            let request = try request()
+            requestURL = request.url
+            event = .request(request)
         } else if matches(name, "redirect") {
             try expect(Byte.openBrace)
             try key("response")
-            let response = try response()
+            let response = try response(urlSameAs: requestURL)
             try nextKey("to")
             let request = try request()
+            requestURL = request.url
             try expect(Byte.closeBrace)
             event = .redirect(response, to: request)
         } else if matches(name, "response") {
-            event = .response(try response())
+            event = .response(try response(urlSameAs: requestURL))
         } else if matches(name, "data") {
             event = .data(try text())
         } else if matches(name, "dataBase64") {
@@ -119,10 +124,10 @@ private struct WrittenLayoutReader {
         return RecordedRequest(method: method, url: url, headers: headers, body: body, recordedAt: recordedAt)
     }
 
-    private mutating func response() throws(NotTheLayout) -> RecordedResponse {
+    private mutating func response(urlSameAs requestURL: String?) throws(NotTheLayout) -> RecordedResponse {
         try expect(Byte.openBrace)
         try key("url")
-        let url = try string()
+        let url = try string(sameAs: requestURL)
         try nextKey("status")
         let status = try integer()
         try nextKey("httpVersion")
@@ -210,6 +215,8 @@ private struct WrittenLayoutReader {
         guard let base = bytes.baseAddress else { return }
         let end = bytes.count
         var index = position
+        // Most tokens follow the one before directly (`"key":`, `1,`).
+        if index < end, base[index] > Byte.space { return }
         // The writer's whitespace: none, one space after a colon, or a line break and a run of spaces. The run is
         // passed eight bytes at a time, to the first byte that is not a space.
         if index < end, base[index] == Byte.lineFeed { index += 1 }
@@ -260,8 +267,16 @@ private struct WrittenLayoutReader {
     }
 
     /// `"name":`, exactly.
+    /// `"name":`, compared in place rather than scanned for its closing quote first.
     private mutating func key(_ name: StaticString) throws(NotTheLayout) {
-        guard matches(try anyKey(), name) else { throw NotTheLayout() }
+        try expect(Byte.quote)
+        let count = name.utf8CodeUnitCount
+        guard position + count < bytes.count,
+              memcmp(bytes.baseAddress! + position, name.utf8Start, count) == 0,
+              bytes[position + count] == Byte.quote
+        else { throw NotTheLayout() }
+        position += count + 1
+        try expect(Byte.colon)
     }
 
     /// `, "name":`: the next member, exactly.
@@ -291,7 +306,24 @@ private struct WrittenLayoutReader {
     }
 
     private mutating func string() throws(NotTheLayout) -> String {
+        try string(from: stringToken())
+    }
+
+    /// The next string, as `earlier` when it is the same text, sharing its storage rather than taking another
+    /// allocation.
+    private mutating func string(sameAs earlier: String?) throws(NotTheLayout) -> String {
         let token = try stringToken()
+        if var earlier, !token.hasEscapes {
+            let isSame = earlier.withUTF8 { known in
+                known.count == token.bytes.count
+                    && (known.isEmpty || memcmp(known.baseAddress!, token.bytes.baseAddress!, known.count) == 0)
+            }
+            if isSame { return earlier }
+        }
+        return try string(from: token)
+    }
+
+    private func string(from token: StringToken) throws(NotTheLayout) -> String {
         guard token.hasEscapes else { return String(decoding: token.bytes, as: UTF8.self) }
         var failed = false
         let string = String(unsafeUninitializedCapacity: token.bytes.count) { output in
