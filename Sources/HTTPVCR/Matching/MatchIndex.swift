@@ -12,13 +12,41 @@ struct MatchIndex {
     private let keyed: [@Sendable (RequestParts) -> String]
     private let predicates: [Matcher]
     private var buckets: [Bucket] = []
-    /// Keyed by the parts the key-based matchers compare, one string per matcher: hashing the parts costs less
-    /// than joining them into one string first.
-    private var bucketOfKey: [[String]: Int] = [:]
+    /// Keyed by the parts the key-based matchers compare, one string per matcher.
+    private var bucketOfKey: [Key: Int] = [:]
     /// Buckets whose chapters are all spelled alike (the same method and URL text), by that spelling; empty
     /// unless every key-based matcher reads only the method and the URL. A live request spelled exactly as it
     /// was recorded, the common case, then finds its bucket without its URL being taken apart.
     private var bucketOfSpelling: [Spelling: Int] = [:]
+
+    /// The strings the key-based matchers make of a request, hashed once: a dictionary would hash every string
+    /// again for each lookup and insertion (SipHash, a thousand instructions for six short strings).
+    private struct Key: Hashable {
+        let parts: [String]
+        private let hash: UInt64
+
+        init(_ parts: [String]) {
+            self.parts = parts
+            // FNV-1a over each part and a separator no UTF-8 text holds. Cassettes are the user's own files, so
+            // a keyed hash buys nothing here.
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for var part in parts {
+                part.withUTF8 { bytes in
+                    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                }
+                hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
+            }
+            self.hash = hash
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.parts == rhs.parts
+        }
+    }
 
     private struct Bucket {
         var chapters: [Int]
@@ -90,8 +118,8 @@ struct MatchIndex {
         }
     }
 
-    private func key(of request: RequestParts) -> [String] {
-        keyed.map { $0(request) }
+    private func key(of request: RequestParts) -> Key {
+        Key(keyed.map { $0(request) })
     }
 
     /// The position of the last chapter that matches `request`, played or not: what a repeat replays.
