@@ -8,9 +8,20 @@ import FoundationNetworking
 /// Chapters are bucketed by the keys of the key-based matchers (all built-ins are). Within a bucket they stay
 /// in tape order, so identical requests replay in recorded order. Predicate matchers (registered ones) are
 /// checked only against the chapters of the live request's bucket.
+///
+/// A small tape (most test cassettes) is not indexed: a request looks through its unplayed chapters in tape order,
+/// which gives the same chapter, and loading then makes no keys or tables (a fifth of loading a 3-interaction
+/// cassette).
 struct MatchIndex {
+    /// Tapes of up to this many chapters are scanned rather than indexed.
+    static let scanLimit = 8
+
     private let keyed: [@Sendable (RequestParts) -> String]
     private let predicates: [Matcher]
+    /// Every key-based matcher reads only the method and the URL: two requests spelled alike have the same keys.
+    private let keysReadOnlyMethodAndURL: Bool
+    /// Set for a small tape, which is scanned.
+    private var scan: Scan?
     private var buckets: [Bucket] = []
     /// Keyed by the parts the key-based matchers compare, one string per matcher.
     private var bucketOfKey: [Key: Int] = [:]
@@ -48,6 +59,13 @@ struct MatchIndex {
         }
     }
 
+    /// What a scan compares, by chapter position: each chapter's spelling (when spellings decide), and its keys,
+    /// made the first time a spelling does not decide.
+    private struct Scan {
+        var spellings: [Spelling]
+        var keys: [Key?]
+    }
+
     private struct Bucket {
         var chapters: [Int]
         /// Chapters before `head` are all played: the common case, consuming in order, stays O(1).
@@ -79,8 +97,10 @@ struct MatchIndex {
         }
     }
 
-    /// - Parameter requests: the recorded request of each chapter, by chapter position.
-    init(matchers: [Matcher], requests: [RecordedRequest]) {
+    /// - Parameters:
+    ///   - requests: the recorded request of each chapter, by chapter position.
+    ///   - scanLimit: tapes of up to this many chapters are scanned (tests index every tape with 0).
+    init(matchers: [Matcher], requests: [RecordedRequest], scanLimit: Int = MatchIndex.scanLimit) {
         var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
         keyed.reserveCapacity(matchers.count)
@@ -95,6 +115,14 @@ struct MatchIndex {
         }
         self.keyed = keyed
         self.predicates = predicates
+        self.keysReadOnlyMethodAndURL = keysReadOnlyMethodAndURL
+        if requests.count <= scanLimit {
+            scan = Scan(
+                spellings: keysReadOnlyMethodAndURL ? requests.map(Spelling.init) : [],
+                keys: Array(repeating: nil, count: requests.count)
+            )
+            return
+        }
         bucketOfKey.reserveCapacity(requests.count)
         buckets.reserveCapacity(requests.count)
         for (position, request) in requests.enumerated() {
@@ -124,6 +152,11 @@ struct MatchIndex {
 
     /// The position of the last chapter that matches `request`, played or not: what a repeat replays.
     func lastMatch(for request: URLRequest, recordedRequest: (Int) -> RequestParts) -> Int? {
+        if var scan {
+            return scanForMatch(
+                request, in: &scan, positions: scan.keys.indices.reversed(), skipping: { _ in false }, recordedRequest
+            )
+        }
         let parts = RequestParts(request)
         let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
         guard let slot = bySpelling ?? bucketOfKey[key(of: parts)] else { return nil }
@@ -138,6 +171,9 @@ struct MatchIndex {
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
+        if scan != nil {
+            return scanForMatch(request, in: &scan!, positions: scan!.keys.indices, skipping: isPlayed, recordedRequest)
+        }
         var parts: RequestParts?
         func liveParts() -> RequestParts {
             if let parts { return parts }
@@ -155,6 +191,37 @@ struct MatchIndex {
             if predicates.isEmpty { return position }
             let recorded = recordedRequest(position)
             if predicates.allSatisfy({ $0.matches(liveParts(), recorded) }) { return position }
+        }
+        return nil
+    }
+
+    /// The first of `positions` not played whose chapter matches `request`: the same spelling, or else the same
+    /// keys, and every predicate.
+    private func scanForMatch(
+        _ request: URLRequest,
+        in scan: inout Scan,
+        positions: some Sequence<Int>,
+        skipping isPlayed: (Int) -> Bool,
+        _ recordedRequest: (Int) -> RequestParts
+    ) -> Int? {
+        let spelling = keysReadOnlyMethodAndURL ? Spelling(request) : nil
+        var parts: RequestParts?
+        var liveKey: Key?
+        for position in positions where !isPlayed(position) {
+            if spelling == nil || scan.spellings[position] != spelling {
+                let live = parts ?? RequestParts(request)
+                parts = live
+                let key = liveKey ?? self.key(of: live)
+                liveKey = key
+                let recorded = scan.keys[position] ?? self.key(of: recordedRequest(position))
+                scan.keys[position] = recorded
+                guard recorded == key else { continue }
+            }
+            if predicates.isEmpty { return position }
+            let live = parts ?? RequestParts(request)
+            parts = live
+            let recorded = recordedRequest(position)
+            if predicates.allSatisfy({ $0.matches(live, recorded) }) { return position }
         }
         return nil
     }
