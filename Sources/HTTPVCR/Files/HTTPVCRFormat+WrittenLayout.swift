@@ -404,7 +404,9 @@ private struct WrittenLayoutReader {
                 | ((word &- lows &* 0x20) & ~word & highs)  // below 0x20
                 | zeroBytes(word ^ (lows &* UInt64(Byte.quote)))
                 | zeroBytes(word ^ (lows &* UInt64(Byte.backslash)))
-            if special != 0 { break }
+            // The lowest flagged byte is exact for each test (a borrow only flags bytes above a true one), so it
+            // is the first byte that ends the run.
+            if special != 0 { return index + special.trailingZeroBitCount / 8 - start }
             index += 8
         }
         while index < bytes.count {

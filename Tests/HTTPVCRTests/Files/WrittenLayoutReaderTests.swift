@@ -107,6 +107,30 @@ import HTTPBinTestSupport
         #expect(read == names.count * (names.count - 1))
     }
 
+    /// Strings of random bytes, the specials at every offset of the eight-byte words the reader scans: whatever it
+    /// reads, it reads as the decoder does, and what the decoder refuses it declines.
+    @Test func randomStringsReadAsTheDecoderReadsThem() {
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("Z".utf8), Array(" ".utf8), Array("~".utf8), Array("\\\"".utf8), Array("\\n".utf8),
+            Array("\\u00e9".utf8), [0x7F], [0x01], [0x1F], Array("é".utf8), Array("🎞".utf8), [0xC3], [0xFF],
+        ]
+        var generator = SplitMix64(seed: 2_026_1125)
+        var read = 0
+        for round in 0..<3_000 {
+            var text: [UInt8] = []
+            for _ in 0..<generator.below(24) {
+                // Mostly plain letters, so that runs of eight come up.
+                text += generator.below(4) == 0 ? pieces[generator.below(pieces.count)] : pieces[generator.below(4)]
+            }
+            var bytes = Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "data": ""#.utf8)
+            bytes.append(contentsOf: text)
+            bytes.append(contentsOf: Data(#""}]}"#.utf8))
+            if HTTPVCRFormat.tape(readingWrittenLayout: bytes) != nil { read += 1 }
+            #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "round \(round): \(text)")
+        }
+        #expect(read > 500 && read < 2_500, "the fast reader read \(read) of 3,000")
+    }
+
     /// Our JSON is told from other JSON by `"format": "HTTPVCR"` within its first 64 bytes.
     @Test(arguments: [
         (#"{"format": "HTTPVCR", "version": 1, "scenes": []}"#, true),
