@@ -171,8 +171,8 @@ struct MatchIndex {
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
-        if scan != nil {
-            return scanForMatch(request, in: &scan!, positions: scan!.keys.indices, skipping: isPlayed, recordedRequest)
+        if let positions = scan?.keys.indices {
+            return scanForMatch(request, in: &scan!, positions: positions, skipping: isPlayed, recordedRequest)
         }
         var parts: RequestParts?
         func liveParts() -> RequestParts {
