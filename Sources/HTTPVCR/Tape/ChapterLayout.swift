@@ -25,23 +25,25 @@ struct ChapterLayout: Sendable {
         // a number that comes back later (interleaved chapters, a file edited by hand).
         var position: [Int: Int]?
         var highest = Int.min
-        var previous: (number: Int, chapter: Int)?
         // By index: binding each scene would copy it (a retain and a release of everything it holds).
         for index in scenes.indices {
             let number = scenes[index].chapter
-            var chapter: Int?
-            if let previous, previous.number == number {
-                chapter = previous.chapter
+            var known: Int?
+            if let last = chapterOfScene.last, numberOfChapter[last] == number {
+                known = last
             } else if number <= highest {
                 if position == nil {
                     position = Dictionary(uniqueKeysWithValues: numberOfChapter.enumerated().map { ($1, $0) })
                 }
-                chapter = position?[number]
+                known = position?[number]
             }
-            if chapter == nil {
+            let chapter: Int
+            if let known {
+                chapter = known
+            } else {
                 if misplacedScene == nil, !Self.isRequest(scenes[index].event) { misplacedScene = (index, number) }
                 chapter = scenesOfChapter.count
-                position?[number] = scenesOfChapter.count
+                position?[number] = chapter
                 numberOfChapter.append(number)
                 // Room for a request, its response, a body and the end, in one allocation.
                 var positions: [Int] = []
@@ -49,10 +51,8 @@ struct ChapterLayout: Sendable {
                 scenesOfChapter.append(positions)
                 highest = max(highest, number)
             }
-            let found = chapter!
-            previous = (number, found)
-            chapterOfScene.append(found)
-            scenesOfChapter[found].append(index)
+            chapterOfScene.append(chapter)
+            scenesOfChapter[chapter].append(index)
         }
         var isLastOfChapter = Array(repeating: false, count: scenes.count)
         for positions in scenesOfChapter {
