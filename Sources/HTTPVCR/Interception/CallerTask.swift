@@ -10,7 +10,10 @@ import FoundationNetworking
 /// that handler runs holding the Swift task's status lock while it waits (`workQueue.sync`) for the session's work
 /// queue. Ending the same task from the work queue resumes its continuation, which needs that lock: the two wait
 /// for each other forever. Plain URLSession falls into it too when a task group cancels requests whose answers
-/// are arriving (swift-corelibs-foundation#5412; its fix is in no 6.3 release).
+/// are arriving (swift-corelibs-foundation#5412). The fix (#5417, a `workQueue.async` in `cancel()`) is on the 6.4
+/// branch and in no 6.3 release, 6.3.3 included. Where the toolchain has it (`#if compiler(>=6.4)`: on Linux
+/// Foundation ships with the compiler) the flag can be left alone and the step-aside dropped, once
+/// `FreshProcessTests`' task-group cancellation test has run on that toolchain.
 ///
 /// HTTPVCR takes the cycle apart: it has corelibs resume async callers from the session's delegate queue, as it
 /// calls completion handlers, so that ending a task on the work queue never waits for a Swift task's lock
