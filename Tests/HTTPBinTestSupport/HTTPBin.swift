@@ -121,6 +121,20 @@ public enum HTTPBin {
         return try settledRequestCount()
     }
 
+    /// The requests since `count` whose target holds `text` (something unique to the test: from any process, so
+    /// that a session sending a `User-Agent` of its own is counted), once at least `n` are logged (up to `timeout`
+    /// seconds) and the log has settled: the server writes a request's line after answering it.
+    public static func requests(
+        containing text: String, since count: Int, atLeast n: Int, timeout: TimeInterval = 5
+    ) throws -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try requestsFromAnyProcess(since: count).filter({ $0.contains(text) }).count < n, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        _ = try settledRequestCount()
+        return try requestsFromAnyProcess(since: count).filter { $0.contains(text) }
+    }
+
     /// Waits up to `timeout` seconds for the log to hold at least `n` requests, and returns
     /// the count then (less than `n` if the timeout ran out, for the caller to check).
     @discardableResult

@@ -71,7 +71,7 @@ extension VCR {
         case .replaying:
             return try await receiver.response()
         case .record:
-            let recording = Recording(live: request, filtered: filtered, cassette: cassette, channel: nil)
+            let recording = Recording(live: request, filtered: filtered, cassette: cassette, part: nil)
             let (response, chunks): (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
             do {
                 (response, chunks) = try await DoorSending.send(request, sending)
@@ -113,7 +113,7 @@ extension VCR {
         on cassette: Cassette,
         sending: @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
-        let recording = Recording(live: request, filtered: filtered, cassette: cassette, channel: nil)
+        let recording = Recording(live: request, filtered: filtered, cassette: cassette, part: nil)
         do {
             let (data, response) = try await DoorSending.send(request, sending)
             recording.received(response)
@@ -151,7 +151,7 @@ private final class OutcomeReceiver: SceneReceiver, @unchecked Sendable {
             switch event {
             case let .response(response, _): state.response = response
             case let .data(data): state.body.append(data)
-            case .redirect: break  // the client followed hops itself: only the final response counts
+            case .redirect, .sentBody: break  // the client followed hops itself: only the final response counts
             case .finish:
                 state.result = state.response.map { .success((state.body, $0)) }
                     ?? .failure(VCRError(.malformedCassette, "A recorded interaction ended without a response"))
@@ -208,7 +208,7 @@ private final class StreamReceiver: SceneReceiver, @unchecked Sendable {
                 state.outcome = .success((response, stream))
             case let .data(data):
                 state.chunks?.yield(data)
-            case .redirect:
+            case .redirect, .sentBody:
                 return nil
             case .finish:
                 state.hasEnded = true

@@ -1,4 +1,3 @@
-@_spi(Reflection) import Swift
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,7 +16,7 @@ import FoundationNetworking
 ///
 /// HTTPVCR takes the cycle apart: it has corelibs resume async callers from the session's delegate queue, as it
 /// calls completion handlers, so that ending a task on the work queue never waits for a Swift task's lock
-/// (``URLSessionInternals/resumesCallerOffWorkQueue(_:)``). Where that cannot be done it steps aside instead: before
+/// (``LoaderInternals/resumesCallerOffWorkQueue(_:)``). Where that cannot be done it steps aside instead: before
 /// it ends a task whose caller is cancelled, it gives the work queue up once, so that the waiting cancellation goes
 /// first and ends the task itself (``VCRURLProtocol/isTaskLive``). That narrows the window without closing it.
 ///
@@ -38,32 +37,3 @@ struct CallerTask: @unchecked Sendable {
         return CallerTask(task: unsafeBitCast(object, to: Task<Never, Never>.self))
     }
 }
-
-#if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-extension URLSessionInternals {
-    /// Has swift-corelibs-foundation resume the caller of an async `data(for:)` (and the other async forms) from
-    /// the session's delegate queue, as it calls a completion handler, instead of inline on the work queue
-    /// (`_callCompletionHandlerInline`, which `data(for:)` sets before `resume()`). Call from `startLoading`, before
-    /// the client is told anything. Returns whether the task now ends off the work queue; false when the field is
-    /// not where this corelibs keeps it.
-    @discardableResult
-    static func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool {
-        guard let offset = inlineCompletionOffset else { return false }
-        let flag = Unmanaged.passUnretained(task).toOpaque().advanced(by: offset).assumingMemoryBound(to: Bool.self)
-        flag.pointee = false
-        return true
-    }
-
-    /// Where `URLSessionTask` keeps `_callCompletionHandlerInline: Bool`, found once in the runtime's field records.
-    private static let inlineCompletionOffset: Int? = {
-        var found: Int?
-        // `.classType` (a `static var`, which Swift 6 refuses to read here) is bit 0.
-        _ = _forEachField(of: URLSessionTask.self, options: _EachFieldOptions(rawValue: 1)) { name, offset, type, _ in
-            guard String(cString: name) == "_callCompletionHandlerInline", type == Bool.self else { return true }
-            found = offset
-            return false
-        }
-        return found
-    }()
-}
-#endif

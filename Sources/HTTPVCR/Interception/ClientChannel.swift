@@ -7,15 +7,14 @@ import FoundationNetworking
 /// once, in order, on the queue it must be told on (``ClientQueue``), and nothing once the load stopped or its task
 /// is being cancelled (``VCRURLProtocol/isTaskLive``).
 ///
-/// How events become client calls is ``ClientDelivery``'s. A redirect hop is reported only where the loader takes
-/// hops (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the channel of the protocol
-/// the loader starts for the next request, through a ``RedirectRelay``.
-final class ClientChannel: SceneReceiver, @unchecked Sendable {
+/// How events become client calls is ``ClientDelivery``'s and ``ClientCalls``'. A redirect hop is reported only
+/// where the loader takes hops (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the
+/// channel of the protocol the loader starts for the next request, through a ``RedirectRelay``.
+final class ClientChannel: @unchecked Sendable {
     /// Created in `startLoading`, on the queue client callbacks must use.
     let clientQueue = ClientQueue()
     let redirectHandling: RedirectHandling
-    /// For recorded responses that have no URL.
-    private let originalURL: URL?
+    private let calls: ClientCalls
     /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
     private let caller: CallerTask?
     private let state: Locked<State>
@@ -35,15 +34,18 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         var relay: RedirectRelay?
     }
 
-    /// `streamsChunks`: the client takes every chunk (``ClientDelivery/takesChunks(_:)``, read in `startLoading`).
-    init(protocolInstance: VCRURLProtocol, redirectHandling: RedirectHandling, caller: CallerTask?, streamsChunks: Bool) {
-        self.originalURL = protocolInstance.request.url
+    /// `route` and `listener` are read in `startLoading` (``BodyRoute/of(_:listener:mayStream:)``).
+    init(
+        protocolInstance: VCRURLProtocol,
+        redirectHandling: RedirectHandling,
+        caller: CallerTask?,
+        route: BodyRoute,
+        listener: ListenerCalls?
+    ) {
         self.redirectHandling = redirectHandling
         self.caller = caller
-        self.state = Locked(State(
-            protocolInstance: protocolInstance,
-            delivery: ClientDelivery(streamsChunks: streamsChunks)
-        ))
+        self.calls = ClientCalls(route: route, listener: listener)
+        self.state = Locked(State(protocolInstance: protocolInstance, delivery: ClientDelivery(route: route)))
     }
 
     // MARK: The client end
@@ -65,6 +67,12 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             return state.onStop
         }
         onStop?()
+    }
+
+    /// Stores the cookies a hop or a held response sets, as the loader does before it goes on.
+    func storeCookies(of response: HTTPURLResponse) {
+        guard CookieJar.setsCookies(response) else { return }
+        state.withLock { $0.protocolInstance }?.storeCookies(of: response)
     }
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
@@ -93,7 +101,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             return reportRedirect(hop, to: target, method: method)
         }
         toClient(ending: event.isEnd) { [self] instance, client in
-            client.receive(state.withLock { $0.delivery.deliver(event) }, from: instance)
+            calls.perform(state.withLock { $0.delivery.deliver(event) }, on: client, from: instance)
         }
     }
 
@@ -109,7 +117,7 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
         }
     }
 
-    // MARK: SceneReceiver
+    // MARK: Where the client is told
 
     var isOnClientQueue: Bool { clientQueue.isCurrent }
 
@@ -123,11 +131,6 @@ final class ClientChannel: SceneReceiver, @unchecked Sendable {
             defer { state.hasYieldedBeforeEnding = true }
             return !state.hasYieldedBeforeEnding
         }
-    }
-
-    func receive(_ event: Scene.Event) {
-        guard let event = ClientEvent(event, fallbackURL: originalURL) else { return }
-        send(event)
     }
 
     // MARK: Reported hops (Apple's loader)

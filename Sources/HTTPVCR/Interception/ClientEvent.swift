@@ -11,6 +11,8 @@ enum ClientEvent {
     case response(HTTPURLResponse, setsCookies: Bool)
     /// A hop: reported where the loader takes hops (``RedirectHandling/reportToClient``), else nothing to tell.
     case redirect(HTTPURLResponse, to: URL, method: String?)
+    /// Request body sent so far: `bytes` now, `total` in all, of `expected` (`didSendBodyData`).
+    case sentBody(Int64, total: Int64, expected: Int64)
     case data(Data)
     case finish
     case fail(any Error)
@@ -50,96 +52,126 @@ enum ClientEvent {
             self = .finish
         }
     }
+}
 
-    /// Tells the client. A redirect is never sent this way: reporting one takes a hand-off (``ClientChannel``).
-    func send(to client: any URLProtocolClient, from protocolInstance: URLProtocol) {
-        switch self {
+/// Turns a load's events into the client calls that convey them, whichever way they came (a chapter handed over
+/// whole, scenes delivered one by one, a recording in flight), along the load's ``BodyRoute``:
+/// - The body goes in one `didLoad` just before the end, or chunk by chunk, or into a download's file.
+/// - What body there is goes before an error; a later response (a retry with credentials) replaces the body of
+///   an earlier one.
+/// - Nothing goes after the end; redirects are left to the caller.
+struct ClientDelivery {
+    let route: BodyRoute
+    private var bufferedBody = Data()
+    private(set) var hasEnded = false
+    /// The last response asked for credentials that the app's session did not give: its client must not start
+    /// asking for them itself when the load finishes.
+    private var endsOnChallenge = false
+
+    init(route: BodyRoute) {
+        self.route = route
+    }
+
+    /// What to tell the client of `event` now: a body held back until the end, then the event itself; either may
+    /// be nil.
+    mutating func deliver(_ event: ClientEvent) -> Delivered {
+        guard !hasEnded else { return Delivered() }
+        switch event {
+        case .redirect:
+            return Delivered()
+        case let .data(data):
+            switch route {
+            case .chunks, .file:
+                return Delivered(event: event)
+            case .whole, .wholeAndChunksToListener:
+                if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
+                guard case .wholeAndChunksToListener = route else { return Delivered() }
+                return Delivered(event: event)
+            }
+        case .finish, .fail:
+            hasEnded = true
+            defer { bufferedBody = Data() }
+            return Delivered(
+                body: bufferedBody.isEmpty ? nil : bufferedBody, event: event, endsOnChallenge: endsOnChallenge
+            )
         case let .response(response, _):
+            bufferedBody = Data()
+            endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
+            return Delivered(event: event)
+        case .sentBody:
+            return Delivered(event: event)
+        }
+    }
+
+    /// The client calls for one event.
+    struct Delivered {
+        var body: Data?
+        var event: ClientEvent?
+        var endsOnChallenge = false
+    }
+}
+
+/// Makes the calls ``ClientDelivery`` says, on the client's queue: to the client, and to whoever else listens to
+/// the task as the loader's own protocol would tell it.
+struct ClientCalls {
+    let route: BodyRoute
+    /// Who hears of progress and chunks besides the client, if anyone.
+    let listener: ListenerCalls?
+
+    func perform(
+        _ delivered: ClientDelivery.Delivered, on client: any URLProtocolClient, from protocolInstance: URLProtocol
+    ) {
+        guard let event = delivered.event else { return }
+        switch event {
+        case let .response(response, setsCookies):
+            // Cookies first: a completion handler may make the next request as soon as it is told.
+            if setsCookies { protocolInstance.storeCookies(of: response) }
+            if case let .file(file) = route { file.expected = response.expectedContentLength }
             client.urlProtocol(protocolInstance, didReceive: response, cacheStoragePolicy: .notAllowed)
+        case let .data(data):
+            switch route {
+            case .chunks: client.urlProtocol(protocolInstance, didLoad: data)
+            case .wholeAndChunksToListener: listener?.received(data)
+            case let .file(file):
+                file.append(data)
+                listener?.wrote(Int64(data.count), total: file.written, expected: file.expected)
+            case .whole: break
+            }
+        case let .sentBody(bytes, total, expected):
+            listener?.sent(bytes, total: total, expected: expected)
         case .redirect:
             break
-        case let .data(data):
-            client.urlProtocol(protocolInstance, didLoad: data)
         case .finish:
-            client.urlProtocolDidFinishLoading(protocolInstance)
+            if let body = delivered.body { client.urlProtocol(protocolInstance, didLoad: body) }
+            if case let .file(file) = route {
+                if let error = file.finish() {
+                    return client.urlProtocol(protocolInstance, didFailWithError: VCRError.downloadNotWritten(file, error))
+                }
+                LoaderInternals.setDownloadedFile(file.url, of: protocolInstance)
+            }
+            guard delivered.endsOnChallenge, let task = protocolInstance.task,
+                  let response = task.response as? HTTPURLResponse, let session = listener?.session
+                    ?? LoaderInternals.session(of: task)
+            else { return client.urlProtocolDidFinishLoading(protocolInstance) }
+            LoaderInternals.finishWithoutChallenge(task, session: session, response: response) {
+                client.urlProtocolDidFinishLoading(protocolInstance)
+            }
         case let .fail(error):
+            if let body = delivered.body { client.urlProtocol(protocolInstance, didLoad: body) }
+            if case let .file(file) = route { _ = file.finish() }
             client.urlProtocol(protocolInstance, didFailWithError: error)
         }
     }
 }
 
-/// Turns a load's events into the client calls that convey them, whichever way they came (a chapter handed over
-/// whole, scenes delivered one by one, a recording in flight):
-/// - Each chunk goes as it comes where the client takes chunks (``takesChunks(_:)``). Elsewhere the body goes in
-///   one `didLoad`, just before the end: swift-corelibs-foundation keeps only the last chunk for completion-handler
-///   and async callers.
-/// - What body there is goes before an error.
-/// - Nothing goes after the end; redirects are left to the caller.
-struct ClientDelivery {
-    private var bufferedBody = Data()
-    private(set) var hasEnded = false
-    /// Whether chunks go to the client one by one.
-    let streamsChunks: Bool
-
-    init(streamsChunks: Bool) {
-        self.streamsChunks = streamsChunks
-    }
-
-    /// What to tell the client of `event` now: a body held back until the end, then the event itself; either may
-    /// be nil.
-    mutating func deliver(_ event: ClientEvent) -> (body: Data?, event: ClientEvent?) {
-        guard !hasEnded else { return (nil, nil) }
-        switch event {
-        case .redirect:
-            return (nil, nil)
-        case let .data(data):
-            if streamsChunks { return (nil, event) }
-            if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
-            return (nil, nil)
-        case .finish, .fail:
-            hasEnded = true
-            defer { bufferedBody = Data() }
-            return (bufferedBody.isEmpty ? nil : bufferedBody, event)
-        case .response:
-            return (nil, event)
-        }
-    }
-}
-
-extension ClientDelivery {
-    /// Whether the client of a load hears of every `didLoad`: on Apple platforms always; with
-    /// swift-corelibs-foundation only for a task that calls its session's data delegate (made without a
-    /// completion handler, not through `data(for:)`), which it tells only from its session's task registry. That
-    /// registry is internal (read with `Mirror`) and must be read on the session's work queue: call from
-    /// `startLoading`. When it cannot be read, one `didLoad`, which every client takes.
-    static func takesChunks(_ protocolInstance: URLProtocol) -> Bool {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task),
-              session.delegate is URLSessionDataDelegate,
-              let registry = URLSessionInternals.child("taskRegistry", of: session),
-              let behaviours = URLSessionInternals.child("behaviours", of: registry) as? [Int: Any],
-              let behaviour = behaviours[task.taskIdentifier]
-        else { return false }
-        return "\(behaviour)" == "callDelegate"
-        #else
-        return true
-        #endif
-    }
-}
-
-extension URLProtocolClient {
-    /// Tells the client what ``ClientDelivery/deliver(_:)`` said to.
-    func receive(_ delivered: (body: Data?, event: ClientEvent?), from protocolInstance: URLProtocol) {
-        // Cookies first: a completion handler may make the next request as soon as it is told.
-        if case let .response(response, setsCookies: true)? = delivered.event {
-            protocolInstance.storeCookies(of: response)
-        }
-        if let body = delivered.body { ClientEvent.data(body).send(to: self, from: protocolInstance) }
-        delivered.event?.send(to: self, from: protocolInstance)
-    }
-}
-
 extension VCRError {
+    static func downloadNotWritten(_ file: DownloadFile, _ error: any Error) -> VCRError {
+        VCRError(
+            .unsupportedRequest,
+            "HTTPVCR could not write the downloaded body to \(file.url.path): \(error.localizedDescription)"
+        )
+    }
+
     static func unusableResponseURL(_ recorded: RecordedResponse) -> VCRError {
         VCRError(.malformedCassette, "A recorded response has no usable URL: \(recorded.url)")
     }

@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// A custom protocol's responses never reach the session's storage by themselves: swift-corelibs-foundation
 /// stores cookies in its libcurl handle, and adds the `Cookie` header only when a task is created (so the first
-/// request of a load has it already). Its session is internal to the task, read here with `Mirror`, and only once
+/// request of a load has it already). Its session is internal to the task (``LoaderInternals``), looked up only once
 /// a response has a cookie to store. Elsewhere the protocol cannot see the session; the shared storage is used, as
 /// other stubbing libraries do (unverified: no Mac has run it yet).
 struct CookieJar {
@@ -20,7 +20,7 @@ struct CookieJar {
     init?(for protocolInstance: URLProtocol) {
         guard protocolInstance.request.httpShouldHandleCookies else { return nil }
         #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        guard let task = protocolInstance.task, let session = URLSessionInternals.session(of: task) else { return nil }
+        guard let task = protocolInstance.task, let session = LoaderInternals.session(of: task) else { return nil }
         let configuration = session.configuration
         guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else {
             return nil
@@ -58,62 +58,6 @@ struct CookieJar {
     }
 
 }
-
-#if canImport(FoundationNetworking)
-/// What swift-corelibs-foundation keeps internal and a protocol needs: read with `Mirror`, so a change of layout
-/// makes these nil (and HTTPVCR falls back) rather than fail to build.
-enum URLSessionInternals {
-    /// `URLSessionTask.session`.
-    static func session(of task: URLSessionTask) -> URLSession? {
-        child("session", of: task) as? URLSession
-    }
-
-    /// The stored property `label` of `object`, looked up through its superclasses. Where it is (how many
-    /// superclasses up, which field) is found once per type: walking a class's fields boxes each of them, and this
-    /// runs for every recording (it cost more than the rest of HTTPVCR's part of one).
-    static func child(_ label: String, of object: Any) -> Any? {
-        let key = FieldPlace.Key(type: ObjectIdentifier(type(of: object) as Any.Type), label: label)
-        if let known = places.withLock({ $0[key] }) { return known?.child(of: object) }
-        let place = FieldPlace.find(label, in: object)
-        places.withLock { $0[key] = .some(place) }
-        return place?.child(of: object)
-    }
-
-    private static let places = Locked<[FieldPlace.Key: FieldPlace?]>([:])
-
-    /// Superclasses to go up, then the field's position among that class's own fields.
-    private struct FieldPlace {
-        struct Key: Hashable {
-            let type: ObjectIdentifier
-            let label: String
-        }
-
-        let depth: Int
-        let offset: Int
-
-        static func find(_ label: String, in object: Any) -> FieldPlace? {
-            var mirror: Mirror? = Mirror(reflecting: object)
-            var depth = 0
-            while let current = mirror {
-                if let index = current.children.firstIndex(where: { $0.label == label }) {
-                    let offset = current.children.distance(from: current.children.startIndex, to: index)
-                    return FieldPlace(depth: depth, offset: offset)
-                }
-                mirror = current.superclassMirror
-                depth += 1
-            }
-            return nil
-        }
-
-        func child(of object: Any) -> Any? {
-            var mirror: Mirror? = Mirror(reflecting: object)
-            for _ in 0..<depth { mirror = mirror?.superclassMirror }
-            guard let children = mirror?.children, offset < children.count else { return nil }
-            return children[children.index(children.startIndex, offsetBy: offset)].value
-        }
-    }
-}
-#endif
 
 extension URLProtocol {
     /// Stores the cookies a response or hop sets in the session's storage, as the native loader would.

@@ -166,8 +166,7 @@ final class Playback: @unchecked Sendable {
         guard let chapter else { return nil }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        // A chapter with a hop goes through a receiver, which reports the hop where the loader takes hops.
-        if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
+        if mayHandOverWhole, !asksTheSession(chapter), deliveries.beginDirect() {
             if state.player.takeWhole(chapter: chapter) {
                 countFinished(chapter, in: &state)
                 return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
@@ -178,6 +177,19 @@ final class Playback: @unchecked Sendable {
         enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
         scheduleWakeIfNeeded(&state)
         return .replaying
+    }
+
+    /// Whether the app's session may have its say on the chapter's way (a hop, or an end in a redirect or a 401
+    /// asking for credentials): such a chapter goes through its load (``Load``) scene by scene, never handed over
+    /// whole.
+    private func asksTheSession(_ chapter: Int) -> Bool {
+        layout.scenesOfChapter[chapter].contains { position in
+            switch scenes[position].event {
+            case .redirect: true
+            case let .response(response): LoaderRules.leadsFurther(response)
+            default: false
+            }
+        }
     }
 
     /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
@@ -199,7 +211,7 @@ final class Playback: @unchecked Sendable {
         in state: inout State,
         _ makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
     ) -> Decision {
-        if mayHandOverWhole, !layout.hasRedirect(chapter, in: scenes), deliveries.beginDirect() {
+        if mayHandOverWhole, !asksTheSession(chapter), deliveries.beginDirect() {
             return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
         }
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }

@@ -17,6 +17,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
+        // Credentials are the app's to give (``Load``): this session is never to answer a challenge itself.
+        configuration.urlCredentialStorage = nil
         configuration.httpMaximumConnectionsPerHost = 16
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -39,11 +41,11 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.httpMethod = recording.live.httpMethod ?? "GET"
             request.allHTTPHeaderFields = recording.live.allHTTPHeaderFields
             request.httpBody = recording.live.httpBody
-            request.timeoutInterval = recording.live.timeoutInterval
+            request.timeoutInterval = recording.timeout
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
             recordings.withLock { $0[ObjectIdentifier(task)] = (task, recording) }
-            recording.channel?.whenStopped { [task] in
+            recording.part?.whenStopped { [task] in
                 // The client went away (a stream it cancelled): what it got so far is recorded now, ending in the
                 // cancellation, before the client hears of it (corelibs stops the protocol first).
                 recording.completed(error: URLError.cancelled(recording.live.url))
@@ -67,7 +69,35 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(recording(for: task)?.redirected(response, to: request) ?? request)
+        guard let recording = recording(for: task) else { return completionHandler(request) }
+        recording.redirected(response, to: request, completionHandler)
+    }
+
+    /// This session asks only when a load ends on a 401 that asks for credentials (it holds none, and its own
+    /// delegate queue has told the whole 401 by then): the recording ends with it, and the app's session decides
+    /// whether to send the request again with credentials (``Load``). Cancelling keeps corelibs from waiting for
+    /// credentials forever (before 6.3.2, with none to offer, it does).
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard (challenge.failureResponse as? HTTPURLResponse)?.statusCode == 401 else {
+            return completionHandler(.performDefaultHandling, nil)
+        }
+        recording(for: task)?.completed(error: nil)
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        recording(for: task)?.part?.send(.sentBody(bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend))
     }
 
     func urlSession(
@@ -99,9 +129,11 @@ final class Recording: @unchecked Sendable {
     let filtered: URLRequest
     /// nil: forward without recording.
     let cassette: Cassette?
-    /// Where the client hears of it as it happens; nil when the caller gets the outcome itself
-    /// (``VCR/data(for:sending:)``).
-    let channel: ClientChannel?
+    /// The request of a URLSession load it is: where the app hears of it as it happens, and decides at its hops. nil
+    /// when the caller gets the outcome itself (``VCR/data(for:sending:)``).
+    let part: Load.Part?
+    /// How long the app's session lets the request wait.
+    let timeout: TimeInterval
 
     private let startedAt = DispatchTime.now().uptimeNanoseconds
     /// When it was sent, for the tape (``RecordedRequest/recordedAt``).
@@ -111,43 +143,62 @@ final class Recording: @unchecked Sendable {
     private let hasCompleted = Locked(false)
 
     private enum Event {
-        case redirect(HTTPURLResponse, URLRequest)
+        /// `next` is what the loader proposed until the app answers.
+        case redirect(HTTPURLResponse, next: URLRequest)
         case response(HTTPURLResponse)
         case data(Data)
         case error(any Error)
         case completion
     }
 
-    init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, channel: ClientChannel?) {
+    init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, part: Load.Part?) {
         self.live = live
         self.filtered = filtered
         self.cassette = cassette
-        self.channel = channel
+        self.part = part
+        self.timeout = part?.timeout(of: live) ?? live.timeoutInterval
         self.requestAnchor = cassette?.playhead ?? 0
     }
 
-    private func append(_ event: Event) {
+    /// Returns where the event is.
+    @discardableResult
+    private func append(_ event: Event) -> Int {
         let anchor = cassette?.playhead ?? 0
         let order = DispatchTime.now().uptimeNanoseconds
-        events.withLock { $0.append((event, anchor, order)) }
+        return events.withLock { events in
+            events.append((event, anchor, order))
+            return events.count - 1
+        }
     }
 
-    /// Returns the request to send next: with the cookies the hop set, as the native loader would send it.
-    func redirected(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest {
-        if let url = request.url { channel?.send(.redirect(response, to: url, method: request.httpMethod)) }
-        let next = channel?.addingCookies(to: request) ?? request
-        append(.redirect(response, next))
-        return next
+    /// A hop: `answer` gets the request to send next, as the app's session decides (``Load``), or nil to end with the
+    /// hop. Taped as it happens, so that a hop the app never answers is on the tape as far as it went.
+    func redirected(
+        _ response: HTTPURLResponse, to request: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let position = append(.redirect(response, next: request))
+        guard let part else { return answer(request) }
+        part.redirected(response, proposed: request) { [self] next in
+            events.withLock { events in
+                if let next {
+                    events[position].event = .redirect(response, next: next)
+                } else {
+                    // Refused: the 3xx comes next as the outcome.
+                    events.remove(at: position)
+                }
+            }
+            answer(next)
+        }
     }
 
     func received(_ response: HTTPURLResponse) {
         append(.response(response))
-        channel?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
+        part?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
     }
 
     func received(_ data: Data) {
         append(.data(data))
-        channel?.send(.data(data))
+        part?.send(.data(data))
     }
 
     /// Ends the recording, once: a later call (a stream cancelled as it ends) is ignored.
@@ -163,7 +214,7 @@ final class Recording: @unchecked Sendable {
         } else {
             commit()
         }
-        channel?.send(error.map(ClientEvent.fail) ?? .finish)
+        part?.send(error.map(ClientEvent.fail) ?? .finish)
     }
 
     /// Builds the chapter's scenes through the filters and writes them to the cassette.

@@ -61,28 +61,34 @@ class VCRURLProtocol: URLProtocol {
         return .reportToClient
     }
 
-    /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
-    private var channelIfMade: ClientChannel?
     /// The Swift task that started the request, when `canInit` ran in one.
     private var caller: CallerTask?
     /// The cassette this request goes to, once `startLoading` knows it.
     private var cassette: Cassette?
+    /// The task's session, as `startLoading` found it.
+    private var app: AppSession?
+    /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
+    private var loadIfMade: Load?
 
-    private var channel: ClientChannel { channel(readingChunks: true) }
-
-    /// `readingChunks`: whether the load may bring its body in several chunks, so that which calls the client
-    /// takes matters (finding out costs a walk through corelibs' internals).
-    private func channel(readingChunks: Bool) -> ClientChannel {
-        if let channelIfMade { return channelIfMade }
-        let made = ClientChannel(
+    /// The load, made on first use. `mayStream`: whether its body may come in several chunks, so that which calls
+    /// the client takes matters (finding out costs a look into the loader).
+    private func load(mayStream: Bool = true) -> Load {
+        if let loadIfMade { return loadIfMade }
+        let app = app ?? AppSession(task: task)
+        let listener = app.listener()
+        let channel = ClientChannel(
             protocolInstance: self,
             redirectHandling: Self.redirectHandling(for: cassette),
             caller: caller,
-            streamsChunks: readingChunks && ClientDelivery.takesChunks(self)
+            route: BodyRoute.of(self, listener: listener, mayStream: mayStream),
+            listener: ListenerCalls(app, listener: listener)
         )
-        channelIfMade = made
+        let made = Load(cassette: cassette, app: app, channel: channel, original: request)
+        loadIfMade = made
         return made
     }
+
+    private var channel: ClientChannel { load().channel }
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
@@ -115,10 +121,8 @@ class VCRURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         // Ending the task must not resume an async caller here, on the work queue (see CallerTask).
-        if let task { URLSessionInternals.resumesCallerOffWorkQueue(task) }
-        #endif
+        if let task { LoaderInternals.resumesCallerOffWorkQueue(task) }
         let notes = CanInitNotes.take()
         caller = notes?.caller
         switch notes?.attribution {
@@ -133,14 +137,8 @@ class VCRURLProtocol: URLProtocol {
             cassette = VCR.cassette
         }
         #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        if task is URLSessionDownloadTask {
-            return channel.send(.fail(VCRError(
-                .unsupportedRequest,
-                "Download tasks cannot be replayed or recorded on Linux: swift-corelibs-foundation crashes when a "
-                    + "custom URLProtocol finishes one. Use data(for:) and write the data to a file instead "
-                    + "(\(Mismatch.describe(request))).",
-                request: Mismatch.describe(request)
-            )))
+        if task is URLSessionDownloadTask, !LoaderInternals.servesDownloads {
+            return channel.send(.fail(VCRError.downloadsUnsupported(request)))
         }
         #endif
         if let cassette, Self.redirectHandling(for: cassette) == .reportToClient,
@@ -149,33 +147,37 @@ class VCRURLProtocol: URLProtocol {
             channel.reportRedirects(to: cassette.redirectHandoffs)
             return previous.handOff(to: channel)
         }
-        var live = request
+        let app = AppSession(task: task)
+        self.app = app
+        var live = app.addingSessionHeaders(to: request)
         switch RequestBody.read(request: request, task: task) {
         case let .success(body?) where live.httpBody == nil: live.httpBody = body
         case .success: break
         case let .failure(error): return channel.send(.fail(error))
         }
-        guard let cassette else {
-            // Ejected between canInit and now: behave as if HTTPVCR were not there.
-            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
-        }
-        guard let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
-            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, channel: channel))
+        // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
+        guard let cassette, let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
+            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: load().currentPart(sending: live)))
         }
         if Self.redirectHandling(for: cassette) == .reportToClient {
             channel.reportRedirects(to: cassette.redirectHandoffs)
         }
         // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
-        // being cancelled (see CallerTask).
-        let mayHandOverWhole = caller?.isCancelled != true
-        switch cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole, to: { channel(readingChunks: $0) }) {
+        // being cancelled (see CallerTask). Nor a download, whose body goes to a file.
+        let mayHandOverWhole = caller?.isCancelled != true && !(task is URLSessionDownloadTask)
+        let decision = cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole) { hasSeveralChunks in
+            self.load(mayStream: hasSeveralChunks).currentPart(sending: live)
+        }
+        switch decision {
         case .replaying:
             break
         case let .replayNow(chapter):
-            handOver(chapter)
+            handOver(chapter, sending: live)
             cassette.playback.endDirect()
         case .record:
-            Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, channel: channel))
+            Recorder.shared.start(Recording(
+                live: live, filtered: filtered, cassette: cassette, part: load().currentPart(sending: live)
+            ))
         case let .refuse(error):
             VCR.recordFailure(error, on: cassette)
             channel.send(.fail(error))
@@ -183,23 +185,29 @@ class VCRURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {
-        channelIfMade?.stop()
+        loadIfMade?.channel.stop()
     }
 
     /// Hands a whole recorded chapter to the client from inside `startLoading`, as a ``ClientChannel`` would,
     /// without one: nothing else talks to this client meanwhile, and the playback holds every other delivery back
-    /// until ``Playback/endDirect()``.
-    private func handOver(_ chapter: Playback.ReplayedChapter) {
+    /// until ``Playback/endDirect()``. The chapter needs nothing of the app's session on the way (``Playback``
+    /// hands over no chapter with a hop, a redirect or a challenge).
+    private func handOver(_ chapter: Playback.ReplayedChapter, sending live: URLRequest) {
         guard let client, isTaskLive else { return }
         let chunks = chapter.positions.lazy.filter { if case .data = chapter.scenes[$0].event { true } else { false } }
+        let app = app ?? AppSession(task: task)
+        let listener = app.listener()
         // Which calls a client takes matters only for a body in more than one piece.
-        var delivery = ClientDelivery(streamsChunks: chunks.dropFirst().isEmpty ? false : ClientDelivery.takesChunks(self))
+        let route = BodyRoute.of(self, listener: listener, mayStream: !chunks.dropFirst().isEmpty)
+        let calls = ClientCalls(route: route, listener: ListenerCalls(app, listener: listener))
+        var delivery = ClientDelivery(route: route)
+        if let sent = Load.Part.sentBody(of: live) { calls.perform(delivery.deliver(sent), on: client, from: self) }
         for position in chapter.positions {
             guard let event = ClientEvent(chapter.scenes[position].event, fallbackURL: request.url) else { continue }
-            client.receive(delivery.deliver(event), from: self)
+            calls.perform(delivery.deliver(event), on: client, from: self)
         }
         // A chapter cut off before its end still ends.
-        if !delivery.hasEnded { client.receive(delivery.deliver(.finish), from: self) }
+        if !delivery.hasEnded { calls.perform(delivery.deliver(.finish), on: client, from: self) }
     }
 
     /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'

@@ -85,15 +85,6 @@ struct ChapterLayout: Sendable {
         }
     }
 
-    /// Whether the chapter holds a redirect hop: such a chapter is delivered scene by scene, where the hop can be
-    /// reported.
-    func hasRedirect(_ chapter: Int, in scenes: [Scene]) -> Bool {
-        scenesOfChapter[chapter].contains { position in
-            if case .redirect = scenes[position].event { return true }
-            return false
-        }
-    }
-
     /// Whether the chapter's body is in more than one chunk.
     func hasSeveralChunks(_ chapter: Int, in scenes: [Scene]) -> Bool {
         var chunks = 0

@@ -49,17 +49,15 @@ extension VCRTests {
         @Test(arguments: SessionKind.allCases)
         func cookiesASessionIsGivenAreSentOnRecordingAndReplaying(_ kind: SessionKind) async throws {
             let folder = try TemporaryFolder()
-            let live = try await {
-                let session = URLSession(configuration: .ephemeral)
-                _ = try await session.data(from: try HTTPBin.url("/cookies/set?flavour=oat"))
-                let (data, _) = try await session.data(from: try HTTPBin.url("/cookies"))
-                return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["cookies"] as? [String: String]
-            }()
-            #expect(live == ["flavour": "oat"])
             try await holdingCassettes {
+                // What the same session gets from the server with no cassette in: corelibs sends a cookie a hop set
+                // on to the next hop only where no delegate takes the redirect (a delegate's answer goes as it is).
+                let live = try await cookieFlow(kind)
+                #expect(live.afterSet == (kind == .delegate ? [:] : ["flavour": "oat"]))
+                #expect(live.after == ["flavour": "oat", "size": "large"])
                 let recorded = try await withCassette("cookies", in: folder.path) { _ in try await cookieFlow(kind) }
-                #expect(recorded.afterSet == ["flavour": "oat"])
-                #expect(recorded.after == ["flavour": "oat", "size": "large"])
+                #expect(recorded.afterSet == live.afterSet)
+                #expect(recorded.after == live.after)
                 let replayed = try await withCassette("cookies", in: folder.path, { $0.recordMode = .none }) { cassette in
                     let replayed = try await cookieFlow(kind)
                     #expect(cassette.allPlayed)
@@ -75,6 +73,8 @@ extension VCRTests {
                 #expect(hop.response.headers[field: "Set-Cookie"]?.hasPrefix("flavour=[FILTERED]") == true)
                 let sent = tape.interactions[2].request.headers[field: "Cookie"]?.components(separatedBy: "; ")
                 #expect(Set(sent ?? []) == ["flavour=[FILTERED]", "size=[FILTERED]"])
+                let hopSent = tape.interactions[0].redirects.first?.request.headers[field: "Cookie"]
+                #expect(hopSent == (kind == .delegate ? nil : "flavour=[FILTERED]"))
             }
         }
 

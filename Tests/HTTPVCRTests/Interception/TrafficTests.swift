@@ -172,25 +172,6 @@ extension VCRTests {
             #expect(result.replayed == result.recorded)
         }
 
-        #if canImport(FoundationNetworking)
-        @Test func downloadTasksFailWithAClearErrorOnLinux() async throws {
-            try await holdingCassettes { try await downloadTasksFail() }
-        }
-
-        private func downloadTasksFail() async throws {
-            let folder = try TemporaryFolder()
-            let before = try HTTPBin.settledRequestCount()
-            try await withCassette("download", in: folder.path) { _ in
-                let error = await #expect(throws: VCRError.self) {
-                    _ = try await session.download(from: try HTTPBin.url("/bytes/16"))
-                }
-                #expect(error?.code == .unsupportedRequest)
-                #expect(error?.message.contains("data(for:)") == true)
-            }
-            #expect(try HTTPBin.requests(since: before, to: ["/bytes/16"]).isEmpty)
-        }
-        #endif
-
         @Test func propertyListCassettesRecordAndReplay() async throws {
             let url = try HTTPBin.url("/get?format=plist")
             let result = try await recordThenReplay("tape.plist") { cassette in

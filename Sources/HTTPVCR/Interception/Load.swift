@@ -1,0 +1,450 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One URLSession task's load under a cassette, run as the app's own session would run it.
+///
+/// A load is one or more requests: the task's own, then each one the loader sends on its own (a redirect's, a
+/// retry with credentials). Each is matched on the cassette like any other and replayed, recorded or refused
+/// (``send(_:)``). Between them the loader asks the app, and so does the load: at a redirect hop, at a final 3xx
+/// (recorded where the app refused to follow) and at a 401 that asks for credentials, the app's delegate is asked
+/// on the session's delegate queue (``AppSession``), and its answer decides what comes next, replaying as recording.
+///
+/// Each request is one ``Part``: the receiver of its replayed scenes, or the channel of its recording. When the app
+/// takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the earlier
+/// part's chapter is dropped.
+///
+/// Replayed scenes arrive on the client's queue, one at a time (``DeliveryQueue``), and answers are carried back
+/// there: the order of what the client hears holds by construction.
+final class Load: @unchecked Sendable {
+    /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
+    let cassette: Cassette?
+    let app: AppSession
+    let channel: ClientChannel
+    /// The task's request as the app made it: a retry with credentials starts again from it.
+    private let original: URLRequest
+    private let state: Locked<State>
+
+    private struct State {
+        /// The part events are taken from.
+        var part = 0
+        /// The request the load is at, as the app sees it (without the session's headers): what a redirect is
+        /// proposed from.
+        var request: URLRequest
+        var redirects = 0
+        /// Credentials tried so far (a challenge's `previousFailureCount`), and the last one.
+        var challenges = 0
+        var lastCredential: (space: URLProtectionSpace, credential: URLCredential)?
+        /// The app is being asked: replayed scenes that come meanwhile wait here, in order.
+        var isDeciding = false
+        var held: [Scene.Event] = []
+        /// How the current part ends, when the loader acts on it rather than just finish.
+        var end: End?
+    }
+
+    /// A response the loader acts on when its part ends.
+    private enum End {
+        /// A redirect left for the end (a 3xx the tape ends with): held, with its body, until the app decides.
+        case redirect(HTTPURLResponse, body: Data)
+        /// A 401 asking for credentials: told to the client as it came; the app decides at the end.
+        case challenge(HTTPURLResponse, URLProtectionSpace)
+    }
+
+    init(cassette: Cassette?, app: AppSession, channel: ClientChannel, original: URLRequest) {
+        self.cassette = cassette
+        self.app = app
+        self.channel = channel
+        self.original = original
+        self.state = Locked(State(request: original))
+    }
+
+    /// The part for the request the load is at now, `live` as it is sent.
+    func currentPart(sending live: URLRequest) -> Part {
+        Part(load: self, number: state.withLock { $0.part }, sending: live)
+    }
+
+    // MARK: Sending requests
+
+    /// Sends a request the loader makes on its own in this load (a hop the tape does not have, a retry with
+    /// credentials): with the session's headers, matched on the cassette and replayed, recorded or refused like any
+    /// other. Starts a new part.
+    private func send(_ request: URLRequest) {
+        let live = app.addingSessionHeaders(to: request)
+        let part = state.withLock { state in
+            state.part += 1
+            state.request = request
+            state.end = nil
+            state.isDeciding = false
+            state.held = []
+            return Part(load: self, number: state.part, sending: live)
+        }
+        guard let cassette, let filtered = cassette.filtered(live) else {
+            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
+        }
+        switch cassette.playback.play(filtered, mayHandOverWhole: false, to: { _ in part }) {
+        case .replaying, .replayNow:
+            break
+        case .record:
+            Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
+        case let .refuse(error):
+            VCR.recordFailure(error, on: cassette)
+            channel.send(.fail(error))
+        }
+    }
+
+    // MARK: Replayed scenes
+
+    /// A scene of `part`'s chapter, on the client's queue.
+    fileprivate func replayed(_ event: Scene.Event, in part: Int) {
+        let step: Step = state.withLock { state in
+            guard part == state.part else { return .none }
+            if state.isDeciding {
+                state.held.append(event)
+                return .none
+            }
+            return self.step(for: event, in: &state)
+        }
+        perform(step)
+    }
+
+    private enum Step {
+        case none
+        case tell(ClientEvent)
+        /// A 3xx held for the end sets cookies: stored now, as the loader does, so that a hop to follow carries them.
+        case storeCookies(HTTPURLResponse)
+        /// A held 3xx turned out to be the outcome (an error came after it): it, its body, then `event`.
+        case tellHeld(HTTPURLResponse, body: Data, then: ClientEvent)
+        /// Ask the app at a hop the tape holds; `next` is the request the tape went on with.
+        case askAtHop(HTTPURLResponse, proposed: URLRequest, next: RecordedRequest)
+        case askAtEnd(End)
+    }
+
+    private func step(for event: Scene.Event, in state: inout State) -> Step {
+        guard let clientEvent = ClientEvent(event, fallbackURL: state.request.url) else { return .none }
+        switch (clientEvent, event) {
+        case let (.redirect(hop, _, _), .redirect(_, next)):
+            guard app.decides, let proposed = LoaderRules.redirect(from: state.request, by: hop) else {
+                return .tell(clientEvent)
+            }
+            state.isDeciding = true
+            return .askAtHop(hop, proposed: proposed, next: next)
+        case let (.response(response, _), _):
+            return responded(response, clientEvent, in: &state, replaying: true)
+        case let (.data(data), _):
+            if case let .redirect(response, body)? = state.end {
+                state.end = .redirect(response, body: body + data)
+                return .none
+            }
+            return .tell(clientEvent)
+        case (.finish, _):
+            guard let end = state.end else { return .tell(clientEvent) }
+            state.isDeciding = true
+            return .askAtEnd(end)
+        default:
+            if case let .redirect(response, body)? = state.end {
+                state.end = nil
+                return .tellHeld(response, body: body, then: clientEvent)
+            }
+            return .tell(clientEvent)
+        }
+    }
+
+    /// A response of the current part: told, or kept for the end when the loader acts on it.
+    private func responded(
+        _ response: HTTPURLResponse, _ event: ClientEvent, in state: inout State, replaying: Bool
+    ) -> Step {
+        guard app.decides else { return .tell(event) }
+        if response.statusCode == 401, let space = LoaderRules.protectionSpace(of: response) {
+            state.end = .challenge(response, space)
+            return .tell(event)
+        }
+        // While recording, a 3xx arrives only where the app refused to follow it.
+        if replaying, LoaderRules.redirect(from: state.request, by: response) != nil {
+            state.end = .redirect(response, body: Data())
+            if case let .response(_, setsCookies) = event, setsCookies { return .storeCookies(response) }
+            return .none
+        }
+        return .tell(event)
+    }
+
+    private func perform(_ step: Step) {
+        switch step {
+        case .none:
+            break
+        case let .tell(event):
+            if case .finish = event { keepCredential() }
+            channel.send(event)
+        case let .storeCookies(response):
+            channel.storeCookies(of: response)
+        case let .tellHeld(response, body, event):
+            channel.send(.response(response, setsCookies: false))
+            if !body.isEmpty { channel.send(.data(body)) }
+            channel.send(event)
+        case let .askAtHop(hop, proposed, next):
+            channel.storeCookies(of: hop)
+            askAboutRedirect(hop, proposed: proposed) { [self] answer in
+                guard let answer else {
+                    // Refused: the 3xx is the outcome (the tape keeps no body for a hop it followed).
+                    leavePart()
+                    channel.send(.response(hop, setsCookies: false))
+                    return channel.send(.finish)
+                }
+                if followsTape(answer, next: next) {
+                    state.withLock { $0.request = answer; $0.redirects += 1 }
+                    return release()
+                }
+                leavePart()
+                send(answer)
+            }
+        case let .askAtEnd(.redirect(response, body)):
+            let (redirects, proposed) = state.withLock { ($0.redirects, LoaderRules.redirect(from: $0.request, by: response)) }
+            guard redirects < LoaderRules.redirectLimit else { return finishPart(.fail(URLError.tooManyRedirects(response.url))) }
+            guard let proposed else { return deliverAtEnd(.response(response, setsCookies: false), body: body) }
+            askAboutRedirect(response, proposed: proposed) { [self] answer in
+                guard let answer else { return deliverAtEnd(.response(response, setsCookies: false), body: body) }
+                state.withLock { $0.redirects += 1 }
+                leavePart()
+                send(answer)
+            }
+        case let .askAtEnd(.challenge(response, space)):
+            askAboutChallenge(response, space: space)
+        }
+    }
+
+    /// Whether the app's answer at a hop is the request the tape went on with: matched as the cassette matches.
+    private func followsTape(_ answer: URLRequest, next: RecordedRequest) -> Bool {
+        guard let cassette, let filtered = cassette.filtered(app.addingSessionHeaders(to: answer)) else { return false }
+        let live = RequestParts(filtered)
+        let recorded = RequestParts(next)
+        return cassette.configuration.matchers.allSatisfy { $0.matches(live, recorded) }
+    }
+
+    /// Lets what waited for the app's answer through, in order, on the client's queue.
+    private func release() {
+        channel.onClientQueue { [self] in
+            while true {
+                let step: Step? = state.withLock { state in
+                    guard !state.held.isEmpty else {
+                        state.isDeciding = false
+                        return nil
+                    }
+                    state.isDeciding = false
+                    let step = self.step(for: state.held.removeFirst(), in: &state)
+                    return step
+                }
+                guard let step else { return }
+                perform(step)
+                if state.withLock({ $0.isDeciding }) { return }  // asking again: its answer releases the rest
+            }
+        }
+    }
+
+    /// The current part's chapter is left behind: what is left of it is dropped.
+    private func leavePart() {
+        state.withLock { state in
+            state.part += 1
+            state.held = []
+            state.isDeciding = false
+            state.end = nil
+        }
+    }
+
+    private func deliverAtEnd(_ event: ClientEvent, body: Data) {
+        state.withLock { $0.isDeciding = false; $0.end = nil }
+        channel.send(event)
+        if !body.isEmpty { channel.send(.data(body)) }
+        channel.send(.finish)
+    }
+
+    // MARK: Recorded events
+
+    /// An event of `part`'s recording, as it happens.
+    fileprivate func recorded(_ event: ClientEvent, in part: Int) {
+        let step: Step = state.withLock { state in
+            guard part == state.part else { return .none }
+            switch event {
+            case let .response(response, _):
+                return responded(response, event, in: &state, replaying: false)
+            case .finish:
+                guard let end = state.end else { return .tell(event) }
+                state.isDeciding = true
+                return .askAtEnd(end)
+            case .fail:
+                state.end = nil
+                return .tell(event)
+            default:
+                return .tell(event)
+            }
+        }
+        perform(step)
+    }
+
+    /// The load ended on a response the app's session did not act on: a credential used on the way is kept in the
+    /// session's storage, as the loader does once it worked.
+    private func keepCredential() {
+        guard let (space, credential) = state.withLock({ $0.lastCredential }),
+              let storage = app.session?.configuration.urlCredentialStorage, let task = app.task
+        else { return }
+        storage.set(credential, for: space, task: task)
+    }
+
+    /// A hop of `part`'s recording: the app decides whether the recording session follows it, and where to.
+    /// `answer` gets the request to send next (with the session's headers, and the cookies the loader would add),
+    /// or nil to end with the hop.
+    fileprivate func recordingRedirected(
+        _ hop: HTTPURLResponse, proposed: URLRequest, in part: Int, _ answer: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard app.decides else {
+            // The loader asks its delegates itself (Apple's): the channel reports the hop, and the recording follows.
+            if let target = proposed.url { channel.send(.redirect(hop, to: target, method: proposed.httpMethod)) }
+            return answer(channel.addingCookies(to: proposed))
+        }
+        channel.storeCookies(of: hop)
+        let proposal = state.withLock { LoaderRules.redirect(from: $0.request, by: hop) } ?? proposed
+        askAboutRedirect(hop, proposed: proposal) { [self] next in
+            guard let next else { return answer(nil) }
+            state.withLock { $0.request = next; $0.redirects += 1 }
+            answer(app.addingSessionHeaders(to: next))
+        }
+    }
+
+    // MARK: Asking the app
+
+    /// Runs `body` once what the client was told before has been told: delegate calls the client makes go to the
+    /// delegate queue then, and a question to the delegate must come after them.
+    private func afterToldSoFar(_ body: @escaping @Sendable () -> Void) {
+        if channel.isOnClientQueue { body() } else { channel.onClientQueue(body) }
+    }
+
+    /// Asks the app's delegate what to do at a redirect, as the loader would; without one, follows it with the
+    /// cookies the session stored for its URL.
+    private func askAboutRedirect(
+        _ hop: HTTPURLResponse, proposed: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let decider = app.decider, let session = app.session, let task = app.task else {
+            return answer(channel.addingCookies(to: proposed))
+        }
+        afterToldSoFar { [app] in
+            app.onDelegateQueue {
+                decider.urlSession(session, task: task, willPerformHTTPRedirection: hop, newRequest: proposed) { next in
+                    answer(next)
+                }
+            }
+        }
+    }
+
+    /// Asks the app's delegate for credentials, as the loader does when a load ends on a 401 that asks for them
+    /// (without a delegate: the credential the session's storage proposes), and goes on with its answer: a retry
+    /// carrying the credential, the 401 as the outcome, or a cancellation.
+    private func askAboutChallenge(_ response: HTTPURLResponse, space: URLProtectionSpace) {
+        let (failures, last) = state.withLock { ($0.challenges, $0.lastCredential) }
+        let stored = LoaderRules.storedCredential(for: space, in: app.session?.configuration.urlCredentialStorage)
+        // Tried already: the loader does not offer it again.
+        let proposed = last?.credential == stored ? nil : stored
+        let challenge = URLAuthenticationChallenge(
+            protectionSpace: space,
+            proposedCredential: proposed,
+            previousFailureCount: failures,
+            failureResponse: response,
+            error: nil,
+            sender: DelegateAnsweredChallenge()
+        )
+        let decide: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { [self] disposition, credential in
+            switch disposition {
+            case .useCredential:
+                retry(with: credential, for: space)
+            case .performDefaultHandling:
+                retry(with: proposed, for: space)
+            default:
+                // The loader cancels the task.
+                finishPart(.fail(URLError.cancelled(response.url)))
+            }
+        }
+        guard let decider = app.decider, let session = app.session, let task = app.task else {
+            return decide(.performDefaultHandling, nil)
+        }
+        afterToldSoFar { [app] in
+            app.onDelegateQueue {
+                decider.urlSession(session, task: task, didReceive: challenge, completionHandler: decide)
+            }
+        }
+    }
+
+    /// Sends the task's request again with `credential`, or, without one (or for a scheme the loader cannot
+    /// answer), ends with the 401.
+    private func retry(with credential: URLCredential?, for space: URLProtectionSpace) {
+        guard let credential, let retried = LoaderRules.authorizing(original, with: credential, for: space) else {
+            return finishPart(.finish)
+        }
+        state.withLock { state in
+            state.challenges += 1
+            state.lastCredential = (space, credential)
+        }
+        send(retried)
+    }
+
+    /// Ends the load with `event` after the app decided at its end.
+    private func finishPart(_ event: ClientEvent) {
+        state.withLock { $0.isDeciding = false; $0.end = nil }
+        channel.send(event)
+    }
+
+    // MARK: Parts
+
+    /// One request of the load: where its replayed scenes, or its recording's events, come in.
+    final class Part: SceneReceiver, @unchecked Sendable {
+        let load: Load
+        let number: Int
+        /// Upload progress to tell before the first replayed scene: the body went out in one piece.
+        private var sentBody: ClientEvent?
+
+        fileprivate init(load: Load, number: Int, sending live: URLRequest) {
+            self.load = load
+            self.number = number
+            self.sentBody = Self.sentBody(of: live)
+        }
+
+        /// What the loader tells a delegate of a request body sent whole.
+        static func sentBody(of request: URLRequest) -> ClientEvent? {
+            guard let count = request.httpBody?.count, count > 0 else { return nil }
+            return .sentBody(Int64(count), total: Int64(count), expected: Int64(count))
+        }
+
+        // SceneReceiver: replayed scenes, one at a time on the client's queue.
+        var isOnClientQueue: Bool { load.channel.isOnClientQueue }
+        func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.channel.onClientQueue(body) }
+        func yieldsBeforeEnding() -> Bool { load.channel.yieldsBeforeEnding() }
+        func receive(_ event: Scene.Event) {
+            if let sentBody {
+                self.sentBody = nil
+                load.channel.send(sentBody)
+            }
+            load.replayed(event, in: number)
+        }
+
+        // A recording's events.
+        func send(_ event: ClientEvent) { load.recorded(event, in: number) }
+
+        /// A hop the recording session met: `answer` gets the request to follow with, or nil to stop there.
+        func redirected(
+            _ hop: HTTPURLResponse, proposed: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            load.recordingRedirected(hop, proposed: proposed, in: number, answer)
+        }
+
+        func whenStopped(_ action: @escaping @Sendable () -> Void) { load.channel.whenStopped(action) }
+
+        /// How long the app's session lets `request` wait.
+        func timeout(of request: URLRequest) -> TimeInterval { load.app.timeout(of: request) }
+    }
+}
+
+extension URLError {
+    /// The error the loader ends a load with after ``LoaderRules/redirectLimit`` hops.
+    static func tooManyRedirects(_ url: URL?) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: "too many HTTP redirects"]
+        if let url { info[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.httpTooManyRedirects, userInfo: info)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Who hears of a task's events besides the protocol's client, as the loader decided when the task was made.
+enum TaskListener {
+    /// Nobody: no delegate, or a session delegate that is no task delegate.
+    case none
+    /// The task was made without a completion handler: the session's delegate hears of everything.
+    case sessionDelegate(any URLSessionTaskDelegate)
+    /// A completion handler takes the outcome (`data(for:)`, `download(from:)` and their completion-handler
+    /// forms); `taskDelegate` is the delegate passed to the async form, which hears of data and progress.
+    case completionHandler(taskDelegate: (any URLSessionTaskDelegate)?)
+
+    /// The delegate that hears of a task's body and progress, if any.
+    var delegate: (any URLSessionTaskDelegate)? {
+        switch self {
+        case .none: nil
+        case let .sessionDelegate(delegate): delegate
+        case let .completionHandler(delegate): delegate
+        }
+    }
+}
+
+/// What the URL loading system keeps internal and HTTPVCR needs to stand in for it: the one place that touches
+/// loader internals. On swift-corelibs-foundation the fields are found by name in the runtime's field records
+/// (``StoredField``) the first time they are needed; one that a later corelibs renamed or retyped is reported once,
+/// with what degrades, and never guessed at. Apple's loader needs none of it (and exposes none).
+enum LoaderInternals {
+    #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
+    /// corelibs' fields that HTTPVCR reads or writes, found once.
+    private static let fields = Fields()
+
+    private struct Fields: Sendable {
+        let taskSession = StoredField("session", of: URLSessionTask.self)
+        let taskResponse = StoredField("_response", of: URLSessionTask.self)
+        let taskInlineCompletion = StoredField("_callCompletionHandlerInline", of: URLSessionTask.self)
+        let sessionRegistry = StoredField("taskRegistry", of: URLSession.self)
+        let protocolProperties = StoredField("properties", of: URLProtocol.self)
+        let requestTimeoutIsSet = StoredField("isTimeoutIntervalSet", of: URLRequest.self)
+
+        init() {
+            let missing: [(StoredField?, String)] = [
+                (taskSession, "URLSessionTask.session: the app's session is not consulted (additional headers, "
+                    + "delegates, cookies)"),
+                (taskResponse, "URLSessionTask._response: a final 401 makes corelibs ask for credentials again"),
+                (taskInlineCompletion, "URLSessionTask._callCompletionHandlerInline: async callers are resumed on "
+                    + "the session's work queue (a cancellation can deadlock, swift-corelibs-foundation#5412)"),
+                (sessionRegistry, "URLSession.taskRegistry: delegates passed to data(for:delegate:) hear nothing, "
+                    + "and data delegates get the body in one piece"),
+                (protocolProperties, "URLProtocol.properties: download tasks cannot be served"),
+                (requestTimeoutIsSet, "URLRequest.isTimeoutIntervalSet: the session's timeoutIntervalForRequest "
+                    + "wins over a request's 60 s"),
+            ]
+            let notes = missing.filter { $0.0 == nil }.map(\.1)
+            guard !notes.isEmpty else { return }
+            let text = "HTTPVCR: this swift-corelibs-foundation lacks fields HTTPVCR reads, so it degrades: "
+                + notes.joined(separator: "; ") + ".\n"
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+    }
+
+    /// The session a task belongs to.
+    static func session(of task: URLSessionTask) -> URLSession? {
+        fields.taskSession?.value(in: task) as? URLSession
+    }
+
+    /// Who hears of `task`'s events. Read on the session's work queue (in `startLoading`): the registry is
+    /// "only accessed on the owning session's work queue".
+    static func listener(of task: URLSessionTask, in session: URLSession) -> TaskListener? {
+        guard let registryField = fields.sessionRegistry else { return nil }
+        let registry = registryField.value(in: session) as AnyObject
+        guard let behaviours = RegistryFields.behaviours(of: type(of: registry)),
+              let table = behaviours.type as? any TaskTable.Type,
+              let behaviour = table.entry(at: behaviours.address(in: registry), for: task.taskIdentifier)
+        else { return nil }
+        // A case with a payload shows it as its one child; one without (`callDelegate`) only in its description.
+        let child = Mirror(reflecting: behaviour).children.first
+        let payload = child?.value
+        switch child?.label ?? String(describing: behaviour) {
+        case "callDelegate":
+            return (session.delegate as? any URLSessionTaskDelegate).map(TaskListener.sessionDelegate) ?? TaskListener.none
+        case "dataCompletionHandler", "downloadCompletionHandler":
+            return .completionHandler(taskDelegate: nil)
+        case "dataCompletionHandlerWithTaskDelegate", "downloadCompletionHandlerWithTaskDelegate":
+            // (completion, delegate?)
+            let delegate = payload.flatMap { Mirror(reflecting: $0).children.dropFirst().first?.value }
+                .flatMap { $0 as? any URLSessionTaskDelegate }
+            return .completionHandler(taskDelegate: delegate)
+        default:
+            return nil
+        }
+    }
+
+    /// The registry's class is internal: its field is looked up the first time, by the class the registry has.
+    private enum RegistryFields {
+        private static let found = Locked<StoredField??>(nil)
+
+        static func behaviours(of registryType: AnyClass) -> StoredField? {
+            found.withLock { found in
+                if let known = found { return known }
+                let field = StoredField("behaviours", of: registryType)
+                found = .some(field)
+                return field
+            }
+        }
+    }
+
+    /// Hands a download task's file to corelibs, which gives it to the completion handler or
+    /// `urlSession(_:downloadTask:didFinishDownloadingTo:)` when the protocol finishes (corelibs reads it from the
+    /// protocol's internal `properties`, and traps where a delegate expects it and it is missing). Returns whether
+    /// it could.
+    @discardableResult
+    static func setDownloadedFile(_ file: URL, of protocolInstance: URLProtocol) -> Bool {
+        guard let field = fields.protocolProperties,
+              let properties = field.type as? any LoaderProperties.Type
+        else { return false }
+        return properties.set(file, forKey: "temporaryFileURL", at: field.address(in: protocolInstance))
+    }
+
+    /// Whether corelibs could be handed a download task's file (``setDownloadedFile(_:of:)``).
+    static var servesDownloads: Bool {
+        (fields.protocolProperties?.type as? any LoaderProperties.Type) != nil
+    }
+
+    /// Runs `finish` (which tells the client the load finished) while the task's response, as corelibs' client
+    /// reads it there, is `response` without its `WWW-Authenticate`: corelibs' client starts its own
+    /// authentication (with its own protocol, to the network) when a load finishes on a 401 that asks for
+    /// credentials. HTTPVCR has asked the app's delegate already; the 401 is the outcome. The response the app reads
+    /// afterwards is `response`, whole: the session's delegate queue holds the completion handler until then.
+    static func finishWithoutChallenge(
+        _ task: URLSessionTask,
+        session: URLSession,
+        response: HTTPURLResponse,
+        _ finish: () -> Void
+    ) {
+        guard let field = fields.taskResponse, let url = response.url,
+              let stripped = HTTPURLResponse(
+                  url: url,
+                  statusCode: response.statusCode,
+                  httpVersion: "HTTP/1.1",
+                  headerFields: (response.allHeaderFields as? [String: String])?.filter {
+                      !$0.key.equalsIgnoringASCIICase("WWW-Authenticate")
+                  }
+              )
+        else { return finish() }
+        let queue = session.delegateQueue
+        let wasSuspended = queue.isSuspended
+        queue.isSuspended = true
+        defer { queue.isSuspended = wasSuspended }
+        field.set(Optional<URLResponse>.some(stripped), in: task)
+        finish()
+        field.set(Optional<URLResponse>.some(response), in: task)
+    }
+
+    /// Has corelibs resume the caller of an async `data(for:)` (and the other async forms) from the session's
+    /// delegate queue, as it calls a completion handler, instead of inline on the work queue
+    /// (`_callCompletionHandlerInline`, which `data(for:)` sets before `resume()`; see ``CallerTask``). Call from
+    /// `startLoading`, before the client is told anything. Returns whether the task now ends off the work queue.
+    @discardableResult
+    static func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool {
+        fields.taskInlineCompletion?.set(false, in: task) ?? false
+    }
+
+    /// Whether `request.timeoutInterval` was set, and so wins over the session's `timeoutIntervalForRequest` (the
+    /// default, 60 s, does not). nil when that cannot be told.
+    static func timeoutIsSet(on request: URLRequest) -> Bool? {
+        fields.requestTimeoutIsSet?.value(inValue: request) as? Bool
+    }
+    #else
+    static func session(of task: URLSessionTask) -> URLSession? { nil }
+    static func listener(of task: URLSessionTask, in session: URLSession) -> TaskListener? { nil }
+    @discardableResult
+    static func setDownloadedFile(_ file: URL, of protocolInstance: URLProtocol) -> Bool { false }
+    static var servesDownloads: Bool { false }
+    static func finishWithoutChallenge(
+        _ task: URLSessionTask, session: URLSession, response: HTTPURLResponse, _ finish: () -> Void
+    ) {
+        finish()
+    }
+    @discardableResult
+    static func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool { false }
+    static func timeoutIsSet(on request: URLRequest) -> Bool? { nil }
+    #endif
+}
+
+#if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
+/// corelibs' task registry table (`[Int: _Behaviour]`, its value type internal), read through its own type.
+private protocol TaskTable {
+    static func entry(at address: UnsafeMutableRawPointer, for taskIdentifier: Int) -> Any?
+}
+
+extension Dictionary: TaskTable where Key == Int {
+    fileprivate static func entry(at address: UnsafeMutableRawPointer, for taskIdentifier: Int) -> Any? {
+        address.assumingMemoryBound(to: Self.self).pointee[taskIdentifier]
+    }
+}
+
+/// `URLProtocol.properties` (`[_PropertyKey: Any]`, its key an internal `String` enum), written through its own
+/// type.
+private protocol LoaderProperties {
+    static func set(_ value: Any, forKey rawKey: String, at address: UnsafeMutableRawPointer) -> Bool
+}
+
+extension Dictionary: LoaderProperties where Value == Any {
+    fileprivate static func set(_ value: Any, forKey rawKey: String, at address: UnsafeMutableRawPointer) -> Bool {
+        guard let keyType = Key.self as? any RawRepresentable<String>.Type,
+              let key = keyType.init(rawValue: rawKey) as? Key
+        else { return false }
+        address.assumingMemoryBound(to: Self.self).pointee[key] = value
+        return true
+    }
+}
+#endif

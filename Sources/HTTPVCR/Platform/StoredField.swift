@@ -1,0 +1,54 @@
+@_spi(Reflection) import Swift
+
+/// A stored property of a type HTTPVCR does not own, found by name in the runtime's field records, once, and read
+/// or written through the type those records give it: never a guessed layout. A field that was renamed or retyped
+/// is not found, and its user degrades (``LoaderInternals`` says so once).
+struct StoredField: @unchecked Sendable {
+    /// From the start of the instance (classes) or of the value (structs).
+    let offset: Int
+    /// The field's type, as the runtime knows it (often a type internal to its module).
+    let type: Any.Type
+
+    /// The field `name` declared by `owner` itself (not by a superclass).
+    init?(_ name: String, of owner: Any.Type) {
+        var found: (offset: Int, type: Any.Type)?
+        // `.classType` (a `static var`, which Swift 6 refuses to read here) is bit 0.
+        let options = owner is AnyClass ? _EachFieldOptions(rawValue: 1) : _EachFieldOptions()
+        _ = _forEachField(of: owner, options: options) { fieldName, offset, type, _ in
+            guard String(cString: fieldName) == name else { return true }
+            found = (offset, type)
+            return false
+        }
+        guard let found else { return nil }
+        (offset, type) = found
+    }
+
+    /// Where the field is in `object`, valid while `object` is alive.
+    func address(in object: AnyObject) -> UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(object).toOpaque().advanced(by: offset)
+    }
+
+    /// The field's value in `object`, whatever its type.
+    func value(in object: AnyObject) -> Any {
+        let address = address(in: object)
+        func read<Field>(_: Field.Type) -> Any { address.assumingMemoryBound(to: Field.self).pointee }
+        return _openExistential(type, do: read)
+    }
+
+    /// The field's value in the struct `value`, whatever its type.
+    func value<Value>(inValue value: Value) -> Any {
+        withUnsafeBytes(of: value) { bytes in
+            let address = UnsafeMutableRawPointer(mutating: bytes.baseAddress!).advanced(by: offset)
+            func read<Field>(_: Field.Type) -> Any { address.assumingMemoryBound(to: Field.self).pointee }
+            return _openExistential(type, do: read)
+        }
+    }
+
+    /// Stores `value` in `object`'s field, if the field is of type `Field`. Returns whether it did.
+    @discardableResult
+    func set<Field>(_ value: Field, in object: AnyObject) -> Bool {
+        guard type == Field.self else { return false }
+        address(in: object).assumingMemoryBound(to: Field.self).pointee = value
+        return true
+    }
+}
