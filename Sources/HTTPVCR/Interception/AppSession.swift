@@ -28,13 +28,18 @@ final class AppSession: @unchecked Sendable {
     /// whatever its case), as the loader sends it: what the server gets, and so what is matched and taped.
     func addingSessionHeaders(to request: URLRequest) -> URLRequest {
         guard let additional = session?.configuration.httpAdditionalHeaders, !additional.isEmpty else { return request }
-        var request = request
+        var fields = request.allHTTPHeaderFields ?? [:]
+        let count = fields.count
         for (name, value) in additional {
             guard let name = name as? String, let value = value as? String,
                   request.value(forHTTPHeaderField: name) == nil
             else { continue }
-            request.setValue(value, forHTTPHeaderField: name)
+            fields[name] = value
         }
+        guard fields.count != count else { return request }
+        // Set whole, which keeps each name as written (`setValue` would capitalize it).
+        var request = request
+        request.allHTTPHeaderFields = fields
         return request
     }
 

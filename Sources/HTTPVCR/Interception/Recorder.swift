@@ -158,6 +158,7 @@ final class Recording: @unchecked Sendable {
         self.part = part
         self.timeout = part?.timeout(of: live) ?? live.timeoutInterval
         self.requestAnchor = cassette?.playhead ?? 0
+        cassette?.beginRecording(self)
     }
 
     /// Returns where the event is.
@@ -211,14 +212,17 @@ final class Recording: @unchecked Sendable {
             VCR.recordFailure(
                 .connectionErrorNotRecorded(filtered, error: error, cassettePath: cassette.path), on: cassette
             )
+            cassette.finishRecording(self, scenes: nil)
         } else {
             commit()
         }
         part?.send(error.map(ClientEvent.fail) ?? .finish)
     }
 
-    /// Builds the chapter's scenes through the filters and writes them to the cassette.
-    private func commit() {
+    /// Builds the chapter's scenes so far through the filters and writes them to the cassette: when the request
+    /// ends, or when the cassette is saved while it is still in flight (a stream nobody stopped, a hop the app never
+    /// answered), so that the tape holds what the app got. Only the first call writes.
+    func commit() {
         guard let cassette else { return }
         let events = self.events.withLock { $0 }
         let configuration = cassette.configuration
@@ -277,7 +281,14 @@ final class Recording: @unchecked Sendable {
                 scenes.append((Scene(chapter: chapter, time: time, event: .completion), anchor, order))
             }
         }
-        cassette.commit(scenes, secrets: learned)
+        if let response {
+            // Still in flight: the response and the body so far.
+            appendResponse(
+                response, chunks: chunks, stamps: bodyStamps, secrets: learned, learned: &learned, to: &scenes,
+                chapter: chapter
+            )
+        }
+        cassette.finishRecording(self, scenes: scenes, secrets: learned)
     }
 
     /// Appends the response and its chunks, filtered. Returns false when the response is not to be recorded.

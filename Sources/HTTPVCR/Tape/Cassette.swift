@@ -57,6 +57,8 @@ public final class Cassette: @unchecked Sendable {
         /// Every secret filtered from what was recorded so far: replaced wherever it comes back in a later
         /// recording (a token from a login response in a later request's path). Kept in memory only.
         var secrets = SecretValues()
+        /// Requests being recorded: written when they end, or as far as they got when the cassette is saved.
+        var inFlight: [ObjectIdentifier: Recording] = [:]
     }
 
     convenience init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
@@ -262,14 +264,31 @@ public final class Cassette: @unchecked Sendable {
         return numbers
     }
 
-    /// Writes a finished recording onto the tape, each scene at the playhead of the moment it happened.
-    func commit(_ scenes: [(scene: Scene, anchor: Int, order: UInt64)], secrets: SecretValues = SecretValues()) {
-        recording.withLock { recorded in
+    /// A request starts being recorded onto this cassette.
+    func beginRecording(_ recording: Recording) {
+        self.recording.withLock { $0.inFlight[ObjectIdentifier(recording)] = recording }
+    }
+
+    /// Writes a recording onto the tape, each scene at the playhead of the moment it happened; nil scenes: nothing
+    /// of it is taped. Only a recording begun since the last ``discardRecordings()`` is written, once.
+    func finishRecording(
+        _ recording: Recording,
+        scenes: [(scene: Scene, anchor: Int, order: UInt64)]?,
+        secrets: SecretValues = SecretValues()
+    ) {
+        self.recording.withLock { recorded in
+            guard recorded.inFlight.removeValue(forKey: ObjectIdentifier(recording)) != nil else { return }
             recorded.secrets.formUnion(secrets)
-            guard !scenes.isEmpty else { return }
+            guard let scenes, !scenes.isEmpty else { return }
             recorded.scenes.append(contentsOf: scenes.map { ($0.anchor, $0.order, $0.scene) })
             recorded.hasChanges = true
         }
+    }
+
+    /// Writes what the requests still being recorded have got so far: the cassette is being saved.
+    private func finishRecordingsInFlight() {
+        let inFlight = recording.withLock { Array($0.inFlight.values) }
+        for recording in inFlight { recording.commit() }
     }
 
     /// The secrets filtered from this cassette's recordings so far.
@@ -325,7 +344,9 @@ public final class Cassette: @unchecked Sendable {
     public func discardRecordings() -> Int {
         recording.withLock { recorded in
             let count = recorded.scenes.filter { if case .request = $0.scene.event { true } else { false } }.count
+                + recorded.inFlight.count
             recorded.scenes = []
+            recorded.inFlight = [:]
             recorded.hasChanges = false
             return count
         }
@@ -333,6 +354,7 @@ public final class Cassette: @unchecked Sendable {
 
     /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
     func saveIfChanged() throws(VCRError) {
+        finishRecordingsInFlight()
         let saving: (tape: Tape, loadedChapters: Set<Int>)? = recording.withLock { recorded in
             recorded.hasChanges ? (mergedTape(recorded.scenes), loadedChapters(&recorded)) : nil
         }

@@ -221,6 +221,43 @@ extension VCRTests {
             }
         }
 
+        @Test func aHopTheDelegateNeverAnswersIsTapedAsFarAsItWentAndAskedAgainOnReplay() async throws {
+            let folder = try TemporaryFolder()
+            let id = UUID().uuidString.prefix(13)
+            let url = try HTTPBin.url("/redirect-to?url=%2Fanything%2F\(id)&status_code=302")
+            // The app never calls the completion handler: the load goes no further, and the cassette is saved with
+            // what it got so far when it is ejected.
+            func unanswered(_ mode: RecordMode) async throws -> [String] {
+                let delegate = AppDelegate()
+                delegate.answersRedirects = false
+                let session = appSession(delegate: delegate)
+                let task = session.dataTask(with: url)
+                let calls = try await withCassette("unanswered-hop", in: folder.path, { $0.recordMode = mode }) { _ in
+                    await withCheckedContinuation { asked in
+                        delegate.onRedirect = { asked.resume() }
+                        task.resume()
+                    }
+                    return delegate.calls
+                }
+                // Ejected with the load still waiting for the app.
+                task.cancel()
+                session.finishTasksAndInvalidate()
+                return calls
+            }
+            try await holdingCassettes {
+                let before = try HTTPBin.settledRequestCount()
+                #expect(try await unanswered(.all) == ["willPerformHTTPRedirection"])
+                let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("unanswered-hop.json")).tape
+                #expect(tape.interactions.count == 1)
+                #expect(tape.interactions.first?.redirects.first?.response.statusCode == 302)
+                #expect(tape.interactions.first?.response == nil)
+                #expect(tape.interactions.first?.error == nil, "cut off where the app left it, not cancelled")
+                let served = try HTTPBin.requests(containing: String(id), since: before, atLeast: 1)
+                #expect(try await unanswered(.none) == ["willPerformHTTPRedirection"])
+                #expect(try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains(id) } == served)
+            }
+        }
+
         @Test func aSessionWithoutADelegateFollowsRedirectsWithItsCookies() async throws {
             let session = appSession()
             let runs = try await liveRecordReplay { id in

@@ -9,6 +9,10 @@ import FoundationNetworking
 final class AppDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// What to answer at a redirect: the proposed request (follow), nil (refuse) or another request.
     var redirect: @Sendable (HTTPURLResponse, URLRequest) -> URLRequest? = { $1 }
+    /// Whether redirects are answered at all (an app may never call the completion handler).
+    var answersRedirects = true
+    /// Called when the delegate is asked about a redirect.
+    var onRedirect: (@Sendable () -> Void)?
     /// What to answer to a challenge; nil: the loader's default handling.
     var challenge: (@Sendable (URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?))?
 
@@ -59,7 +63,8 @@ final class AppDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     ) {
         note("willPerformHTTPRedirection")
         state.withLock { $0.redirects.append((response, request)) }
-        completionHandler(redirect(response, request))
+        onRedirect?()
+        if answersRedirects { completionHandler(redirect(response, request)) }
     }
 
     func urlSession(
