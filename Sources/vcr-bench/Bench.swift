@@ -72,7 +72,10 @@ struct Bench {
         if options.includes(.memory) { try memory() }
         if options.includes(.io) { try cassetteIO() }
         if options.includes(.replay) { try await replay() }
-        if options.includes(.record) { try await record() }
+        if options.includes(.record) {
+            try await record()
+            try await repeatedRequests()
+        }
         if options.includes(.scopes) { try await parallelScopes() }
 
         print("vcr-bench\(options.quick ? " --quick" : ""): \(options.runs) runs per row (table: median, min, max); "
@@ -96,6 +99,8 @@ struct Bench {
                    meaning: "heap held by the inserted 10,000-interaction cassette / its bytes on disk"),
             Target(key: "parallel_scopes_vs_stub", value: ratios["parallel_scopes_vs_stub"], comparison: .atLeast, bound: 0.7,
                    meaning: "throughput, \(Self.scopeCount) cassette scopes x \(Self.requestsPerScope) replayed requests at once / the same through a bare stub"),
+            Target(key: "repeated_replay_vs_record", value: ratios["repeated_replay_vs_record"], comparison: .atMost, bound: 1.0,
+                   meaning: "time, \(repeatedRounds * 3) identical requests 3 at a time replayed (chronological) / recorded"),
             Target(key: "parallel_record_vs_one_request", value: ratios["parallel_record_vs_one_request"], comparison: .atMost, bound: 1.5,
                    meaning: "time, \(Self.recordingScopes) scopes recording /delay/1 at once / one scope recording it"),
         ]

@@ -73,10 +73,13 @@ final class Playback: @unchecked Sendable {
         self.requests = requests
         self.policy = policy
         self.deliveries = DeliveryQueue(scenes: scenes)
+        let index = MatchIndex(matchers: policy.matchers, requests: requests)
         self.state = Locked(State(
-            index: MatchIndex(matchers: policy.matchers, requests: requests),
+            index: index,
             matchRequests: requests,
-            player: Player(scenes: scenes, layout: layout, mode: mode, wait: wait),
+            player: Player(
+                scenes: scenes, layout: layout, mode: mode, wait: wait, interchangeable: index.interchangeable
+            ),
             matched: Array(repeating: false, count: requests.count),
             finished: Array(repeating: false, count: requests.count)
         ))
@@ -97,6 +100,9 @@ final class Playback: @unchecked Sendable {
 
     /// For each chapter, whether a request matched it.
     var matchedChapters: [Bool] { state.withLock { $0.matched } }
+
+    /// Chapters nobody asked for that held requests up for ``VCRConfiguration/chronologicalWait`` each.
+    var chaptersWaitedFor: Int { state.withLock { $0.player.bypassedAfterWaiting } }
 
     /// One past the furthest scene delivered: where a scene recorded now goes on the tape.
     var playhead: Int { state.withLock { $0.player.playhead } }

@@ -4,13 +4,18 @@ import Foundation
 ///
 /// Chronological playback walks the tape in order and stops at a scene whose request nobody has issued yet.
 /// If requests are waiting behind it for longer than `wait`, that chapter is bypassed: its scenes leave the
-/// chronological order and are delivered at once whenever it is requested. Momentary playback delivers a
-/// chapter's scenes as soon as it is requested.
+/// chronological order and are delivered at once whenever it is requested. A chapter is bypassed at once when a
+/// request waiting behind it is one no matcher tells apart from its own: which of such chapters a request gets is
+/// only the order the requests reached HTTPVCR in, which the loader does not keep from one run to the next (the
+/// tape's order among them holds nothing to wait for). Momentary playback delivers a chapter's scenes as soon as it
+/// is requested.
 struct Player {
     let scenes: [Scene]
     let layout: ChapterLayout
     let mode: PlaybackMode
     let wait: TimeInterval
+    /// Groups of chapters whose requests match alike (``MatchIndex/interchangeable``), if known.
+    let interchangeable: [Int]?
 
     private var delivered: [Bool]
     private var receivers: [Int: any SceneReceiver] = [:]
@@ -19,12 +24,15 @@ struct Player {
     private var waitingSince: Date?
     /// One past the furthest scene delivered: where `.new` mode inserts what it records.
     private(set) var playhead = 0
+    /// Chapters bypassed once requests had waited `wait` for them: each one cost that wait.
+    private(set) var bypassedAfterWaiting = 0
 
-    init(scenes: [Scene], layout: ChapterLayout, mode: PlaybackMode, wait: TimeInterval) {
+    init(scenes: [Scene], layout: ChapterLayout, mode: PlaybackMode, wait: TimeInterval, interchangeable: [Int]? = nil) {
         self.scenes = scenes
         self.layout = layout
         self.mode = mode
         self.wait = wait
+        self.interchangeable = interchangeable
         self.delivered = Array(repeating: false, count: scenes.count)
     }
 
@@ -110,6 +118,10 @@ struct Player {
                 if position == cursor { cursor += 1 }
             } else if let waitingSince, now.timeIntervalSince(waitingSince) >= wait, hasWaitingReceivers(after: position) {
                 bypassed.insert(chapter)
+                bypassedAfterWaiting += 1
+                if position == cursor { cursor += 1 }
+            } else if isWaitedForByItsLike(chapter, at: position) {
+                bypassed.insert(chapter)
                 if position == cursor { cursor += 1 }
             } else {
                 blockedBy = chapter
@@ -128,6 +140,15 @@ struct Player {
     /// When ``advance(now:)`` should run again for requests waiting on a bypass, if any are.
     var nextWake: Date? {
         waitingSince.map { $0.addingTimeInterval(wait) }
+    }
+
+    /// Whether `chapter`, not requested and reached at its request, holds up a waiting request that matches alike.
+    private func isWaitedForByItsLike(_ chapter: Int, at position: Int) -> Bool {
+        guard let interchangeable, layout.scenesOfChapter[chapter].first == position, !receivers.isEmpty else {
+            return false
+        }
+        let group = interchangeable[chapter]
+        return receivers.keys.contains { interchangeable[$0] == group }
     }
 
     private func hasWaitingReceivers(after position: Int) -> Bool {

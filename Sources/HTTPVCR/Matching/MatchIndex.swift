@@ -22,6 +22,10 @@ struct MatchIndex {
     private let keysReadOnlyMethodAndURL: Bool
     /// Set for a small tape, which is scanned.
     private var scan: Scan?
+    /// For each chapter, which group of chapters whose requests no matcher tells apart it is in: any live request
+    /// that matches one matches them all, so which of them it gets is the order the requests came in, nothing
+    /// more. nil for a scanned tape, or where predicate matchers may tell such requests apart.
+    private(set) var interchangeable: [Int]?
     private var buckets: [Bucket] = []
     /// Keyed by the parts the key-based matchers compare, one string per matcher.
     private var bucketOfKey: [Key: Int] = [:]
@@ -133,6 +137,13 @@ struct MatchIndex {
                 bucketOfKey[key] = buckets.count
                 buckets.append(Bucket(chapters: [position]))
             }
+        }
+        if predicates.isEmpty {
+            var groups = Array(repeating: 0, count: requests.count)
+            for (slot, bucket) in buckets.enumerated() {
+                for position in bucket.chapters { groups[position] = slot }
+            }
+            interchangeable = groups
         }
         guard keysReadOnlyMethodAndURL else { return }
         bucketOfSpelling.reserveCapacity(buckets.count)
