@@ -34,9 +34,20 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     /// On a suite, the trait applies to every test in it, nested suites included.
     public var isRecursive: Bool { true }
 
-    /// Registers HTTPVCR's URL protocol before any test runs, so that `URLSession.shared` picks it up.
+    /// Registers HTTPVCR's URL protocol before any test runs, so that `URLSession.shared` picks it up. Notes a
+    /// suite's trait as such: its tests inherit it, and some of them may make no request at all.
     public func prepare(for test: Test) async throws {
         _ = VCR.configuration
+        if test.isSuite { Self.suiteTraits.withLock { _ = $0.insert(id) } }
+    }
+
+    /// The traits written on suites (a test inherits the same trait value).
+    private static let suiteTraits = Locked<Set<UUID>>([])
+
+    /// Whether the test asked for this cassette itself (a `.cassette` trait of its own), rather than inheriting a
+    /// suite's.
+    private static func isOwn(_ trait: _CassetteTrait) -> Bool {
+        !suiteTraits.withLock { $0.contains(trait.id) }
     }
 
     /// A scope for each test case; none for suites (their tests get one each).
@@ -104,6 +115,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
         )
         scope.testFilterNote = names.filterNote
         scope.isExclusive = merged.isExclusive ?? false
+        scope.expectsRequests = traits.contains(where: Self.isOwn)
         return scope
     }
 }

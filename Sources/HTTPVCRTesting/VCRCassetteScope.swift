@@ -33,6 +33,12 @@ public struct VCRCassetteScope: Sendable {
     /// bound to the test's task, and scopes run in parallel. Synchronous scopes (``VCRTestCase``, the synchronous
     /// ``withVCRCassette(_:_:)``) and Apple platforms always run alone.
     public var isExclusive = false
+    /// Whether the test is expected to make requests: when none reaches its cassette while it records, the test is
+    /// told they most likely went around HTTPVCR. True for a cassette the test asked for itself (a `.cassette` trait
+    /// of its own, `withVCRCassette`); false where every test of a suite gets one (a suite's `.cassette` trait,
+    /// ``VCRTestCase``), since some of them make no request at all. A cassette that holds recordings none of which
+    /// were replayed is always told.
+    public var expectsRequests = true
     /// Where failures are reported.
     public var sourceLocation: VCRSourceLocation
     /// Applied to the cassette's configuration after ``cassettesPath`` and ``cassetteName`` are set.

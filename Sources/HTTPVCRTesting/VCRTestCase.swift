@@ -126,7 +126,7 @@ open class VCRTestCase: XCTestCase {
     }
 
     private func scope(cassettesPath: String) -> VCRCassetteScope {
-        VCRCassetteScope(
+        var scope = VCRCassetteScope(
             suiteName: suiteName,
             testName: testMethodName,
             cassettesPath: cassettesPath,
@@ -136,6 +136,9 @@ open class VCRTestCase: XCTestCase {
             recordsOnFailure: recordsOnFailure,
             sourceLocation: VCRSourceLocation()  // unused: failures go through `report`, at `failureLocation`
         )
+        // Every test of the class gets a cassette, whether it makes requests or not.
+        scope.expectsRequests = false
+        return scope
     }
 
     // MARK: Package root and source location

@@ -108,6 +108,63 @@ import Testing
         #expect(warning.text.contains("test: CassetteLifecycleTests/anExpiredCassetteWarnsTheTest"))
     }
 
+    /// A session the app made from `.ephemeral` without `VCR.install(in:)`: HTTPVCR never sees its requests.
+    static func uninstalledSession() -> URLSession {
+        URLSession(configuration: .ephemeral)
+    }
+
+    @Test(arguments: [false, true])
+    func aTestWhoseRequestsGoAroundHTTPVCRIsToldWhyAndHowToFixIt(failsOnUnplayedInteractions: Bool) async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let url = DogfoodServer.url("/get?lifecycle=bypass")
+        try CassetteFile.write(Tape(interactions: [Interaction(
+            chapter: 1,
+            request: RecordedRequest(method: "GET", url: url.absoluteString),
+            response: RecordedResponse(url: url.absoluteString, statusCode: 200)
+        )]), to: folder.url.appendingPathComponent("bypass.json"), as: .json)
+        let trait = _CassetteTrait.cassette(
+            "bypass", recordMode: .none, cassettesPath: folder.path,
+            failsOnUnplayedInteractions: failsOnUnplayedInteractions, configure: DogfoodServer.configure
+        )
+        let issues = try await issues {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                // With a .none cassette, this request reaches the server: the test would pass, having replayed nothing.
+                let (_, response) = try await Self.uninstalledSession().data(from: url)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            }
+        }
+        let notice = try #require(issues.first)
+        #expect(issues.count == 1)
+        #expect(notice.severity == (failsOnUnplayedInteractions ? .error : .warning))
+        let lines = notice.comments.map(\.rawValue).joined().components(separatedBy: "\n")
+        #expect(lines.first == "No request of this test reached HTTPVCR, yet its cassette holds 1 recorded interaction, "
+            + "none replayed: the test's requests most likely went around HTTPVCR, to the network.")
+        #expect(lines.dropFirst().first?.contains("URLSessionConfiguration.default or .ephemeral") == true)
+        #expect(lines.dropFirst().first?.contains("VCR.install(in:)") == true, "the fix comes before re-recording")
+        #expect(notice.text.contains("  cassette: \(folder.path)/bypass.json"))
+        #expect(lines.last?.hasPrefix("  If the test no longer makes those requests, record it anew: VCR_RECORD_MODE=all") == true)
+    }
+
+    @Test func aRecordingTestWhoseRequestsGoAroundHTTPVCRIsToldWhy() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let issues = try await issues {
+            try await trait("unseen", in: folder).provideScope(for: test, testCase: Test.Case.current) {
+                _ = try await Self.uninstalledSession().data(from: DogfoodServer.url("/get?lifecycle=unseen"))
+            }
+        }
+        let warning = try #require(issues.first)
+        #expect(issues.count == 1)
+        #expect(warning.severity == .warning)
+        #expect(warning.comments.map(\.rawValue).joined().hasPrefix(
+            "No request of this test reached HTTPVCR while its cassette was recording, so "
+            + "nothing was recorded and no cassette was written."))
+        #expect(warning.text.contains("VCR.install(in:)"))
+        #expect(warning.text.contains("If it makes none, it needs no cassette"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/unseen.json"))
+    }
+
     @Test func passthroughGoesLiveAndWritesNothing() async throws {
         let test = try #require(Test.current)
         let folder = TemporaryFolder()

@@ -63,6 +63,8 @@ final class Playback: @unchecked Sendable {
         var finished: [Bool]
         var finishedCount = 0
         var wakeScheduled = false
+        /// Requests that reached the cassette: matched, recorded, refused, or passed by its filters.
+        var requestsSeen = 0
     }
 
     /// `scenes` must have no ``ChapterLayout/misplacedScene``.
@@ -89,6 +91,17 @@ final class Playback: @unchecked Sendable {
 
     /// Requests fully replayed so far.
     var playCount: Int { state.withLock { $0.finishedCount } }
+
+    /// How many requests reached the cassette since it was inserted, whatever became of them.
+    var requestsSeen: Int { state.withLock { $0.requestsSeen } }
+
+    /// A request reached the cassette and its filters passed it by (to the network, unrecorded).
+    func notePassedBy() {
+        state.withLock { $0.requestsSeen += 1 }
+    }
+
+    /// How many recorded requests the tape held when it was loaded.
+    var chapterCount: Int { requests.count }
 
     /// Every recorded request has been replayed.
     var allPlayed: Bool { state.withLock { $0.finishedCount == requests.count } }
@@ -118,6 +131,7 @@ final class Playback: @unchecked Sendable {
         // A chapter handed over whole cannot wait for its scenes to be due.
         let mayHandOverWhole = mayHandOverWhole && policy.timingFactor == nil
         let decision: Decision = state.withLock { state in
+            state.requestsSeen += 1
             if policy.recordMode == .all { return .record }
             if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
                 return decision

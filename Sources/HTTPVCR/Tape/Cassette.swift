@@ -183,8 +183,15 @@ public final class Cassette: @unchecked Sendable {
     /// Requests fully replayed so far.
     public var playCount: Int { playback.playCount }
 
+    /// How many requests reached this cassette since it was inserted: replayed, recorded, refused, or passed by its
+    /// filters. None, for a test that makes requests, means they went around HTTPVCR.
+    public var requestCount: Int { playback.requestsSeen }
+
     /// Every recorded request has been replayed.
     public var allPlayed: Bool { playback.allPlayed }
+
+    /// How many recorded requests the cassette held when it was inserted (none in `.all` mode, which erases it).
+    package var loadedInteractionCount: Int { playback.chapterCount }
 
     /// The requests recorded on the tape, in tape order (what was loaded and what was recorded since).
     public var requests: [URLRequest] { tape.interactions.map(\.request.urlRequest) }
@@ -228,10 +235,12 @@ public final class Cassette: @unchecked Sendable {
     func intercepts(_ request: URLRequest, to url: URL) -> (intercepts: Bool, madeOf: URLRequest?) {
         if recordMode == .passthrough { return (false, nil) }
         if !configuration.hostFilter.acceptsEveryHost, !configuration.hostFilter.accepts(host: url.decodedHost ?? "") {
+            playback.notePassedBy()
             return (false, nil)
         }
         guard let beforeRecordRequest = configuration.beforeRecordRequest else { return (true, nil) }
         let madeOf = beforeRecordRequest(request)
+        if madeOf == nil { playback.notePassedBy() }
         return (madeOf != nil, madeOf)
     }
 

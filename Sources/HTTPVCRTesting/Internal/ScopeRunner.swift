@@ -240,7 +240,8 @@ enum ScopeRunner {
         let cassette = active.cassette
         let scope = active.scope
         let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
-        let unplayed = strict ? cassette.unplayedRequests : []
+        let untouched = untouchedMessage(cassette, scope: scope)
+        let unplayed = strict && untouched == nil ? cassette.unplayedRequests : []
         // A task-bound cassette keeps its own failures. Those of an inserted one are global: take them while it is
         // still inserted, so that none is another test's, and only when some are this cassette's (a nil path is a
         // request HTTPVCR could not serve at all).
@@ -270,6 +271,9 @@ enum ScopeRunner {
         if let saveError {
             report(saveError.message + "\n  test: \(scope.suiteName)/\(scope.testName) (its recordings were not saved)")
         }
+        if let untouched {
+            (strict ? report : warn)(untouched)
+        }
         if !unplayed.isEmpty {
             report(unplayedMessage(unplayed, cassette: cassette, scope: scope))
         }
@@ -294,6 +298,46 @@ enum ScopeRunner {
         return message
     }
 
+    /// What to tell a test none of whose requests reached its cassette, when that looks like a mistake: its
+    /// cassette held recordings, or was recording. The likely cause comes first: on Linux a session made from
+    /// `.default` or `.ephemeral` is invisible to HTTPVCR, and its requests go to the network, recording nothing
+    /// and replaying nothing, with the test passing.
+    static func untouchedMessage(_ cassette: Cassette, scope: VCRCassetteScope) -> String? {
+        guard cassette.requestCount == 0, cassette.recordMode != .passthrough else { return nil }
+        let cause = "On Linux a URLSession made from URLSessionConfiguration.default or .ephemeral does not go "
+            + "through HTTPVCR by itself: pass its configuration to VCR.install(in:) before making the session (see "
+            + "\"An app's own session\" in HTTPVCR's README)."
+        let recorded = cassette.loadedInteractionCount
+        var lines: [String]
+        if recorded > 0 {
+            lines = [
+                "No request of this test reached HTTPVCR, yet its cassette holds \(recorded) recorded "
+                    + "interaction\(recorded == 1 ? "" : "s"), none replayed: the test's requests most likely went "
+                    + "around HTTPVCR, to the network.",
+                "  " + cause,
+                "  cassette: \(cassette.path)",
+                "  test: \(scope.suiteName)/\(scope.testName)",
+            ]
+            if let filter = scope.testFilter {
+                lines.append("  If the test no longer makes those requests, record it anew: "
+                    + CassetteNaming.rerecordCommand(filter: filter, recordMode: "all"))
+            }
+        } else if !cassette.isWriteProtected, scope.expectsRequests {
+            lines = [
+                "No request of this test reached HTTPVCR while its cassette was recording, so nothing was recorded"
+                    + (cassette.isNew ? " and no cassette was written." : "."),
+                "  If the test makes requests, they most likely went around HTTPVCR, to the network. " + cause,
+                "  If it makes none, it needs no cassette: take the .cassette trait off it (or return false from "
+                    + "VCRTestCase.shouldSetUpVCR()).",
+                "  cassette: \(cassette.path)",
+                "  test: \(scope.suiteName)/\(scope.testName)",
+            ]
+        } else {
+            return nil
+        }
+        return lines.joined(separator: "\n")
+    }
+
     static func unplayedMessage(_ requests: [URLRequest], cassette: Cassette, scope: VCRCassetteScope) -> String {
         let count = requests.count
         var lines = [
@@ -307,6 +351,8 @@ enum ScopeRunner {
             lines.append("    \(method) \(request.url?.absoluteString ?? "(no URL)")")
         }
         if count > 20 { lines.append("    … and \(count - 20) more") }
+        lines.append("  If the test still makes them, they went around HTTPVCR: a URLSession made from .default or "
+            + ".ephemeral without VCR.install(in:) sends its requests to the network on Linux.")
         if let filter = scope.testFilter {
             lines.append("  If the test no longer makes them, record the cassette anew: "
                 + CassetteNaming.rerecordCommand(filter: filter, recordMode: "all"))
