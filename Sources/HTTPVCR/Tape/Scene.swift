@@ -126,10 +126,11 @@ extension Array where Element == RecordedHeader {
         }
     }
 
-    /// The fields as Foundation wants them.
+    /// The fields as Foundation wants them: one value per name, the values of a name that comes more than once
+    /// joined with ", " in their order, as URLSession gives a response with repeated fields.
     public var dictionary: [String: String] {
         // One hash per field, into storage sized once: this runs for every replayed response.
-        Dictionary(lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, next in "\(first), \(next)" })
     }
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
@@ -137,8 +138,9 @@ extension Array where Element == RecordedHeader {
         self = dictionary.map { RecordedHeader($0.key, $0.value) }.sortedByName()
     }
 
-    /// Sorted by name case-insensitively, names equal but for case in a fixed order too. Each name is
-    /// lowercased once, not at every comparison.
+    /// Sorted by name case-insensitively, names equal but for case in a fixed order too; fields of the same name
+    /// keep their order (the standard library's sort is stable). Each name is lowercased once, not at every
+    /// comparison.
     func sortedByName() -> [RecordedHeader] {
         map { (sortKey: $0.name.lowercasedIfNeeded, header: $0) }
             .sorted { ($0.sortKey, $0.header.name) < ($1.sortKey, $1.header.name) }
