@@ -112,7 +112,7 @@ final class Recording: @unchecked Sendable {
 
     private enum Event {
         case redirect(HTTPURLResponse, URLRequest)
-        case response(HTTPURLResponse)
+        case response(ResponseFilter.Received)
         case data(Data)
         case error(any Error)
         case completion
@@ -141,8 +141,14 @@ final class Recording: @unchecked Sendable {
     }
 
     func received(_ response: HTTPURLResponse) {
-        append(.response(response))
+        append(.response(.foundation(response)))
         channel?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
+    }
+
+    /// A response with every field as the server sent it, in order: the door's
+    /// (``VCR/dataKeepingFields(for:sending:)``), which has no channel to tell.
+    func received(_ response: RecordedResponse) {
+        append(.response(.fields(response)))
     }
 
     func received(_ data: Data) {
@@ -185,7 +191,7 @@ final class Recording: @unchecked Sendable {
             anchor: requestAnchor,
             order: startedAt
         )]
-        var response: HTTPURLResponse?
+        var response: ResponseFilter.Received?
         var chunks: [Data] = []
         var bodyStamps: [(anchor: Int, order: UInt64)] = []
         for (event, anchor, order) in events {
@@ -232,7 +238,7 @@ final class Recording: @unchecked Sendable {
     /// Appends the response and its chunks, filtered. Returns false when the response is not to be recorded.
     @discardableResult
     private func appendResponse(
-        _ response: HTTPURLResponse,
+        _ response: ResponseFilter.Received,
         chunks: [Data],
         stamps: [(anchor: Int, order: UInt64)],
         secrets: SecretValues,
