@@ -67,10 +67,16 @@ public struct RecordedRequest: Sendable, Equatable {
 }
 
 /// A response's status line and headers as recorded on a tape. Its body is in the chapter's data scenes.
+///
+/// It is also how the door for other clients takes and gives a response with every header field in order
+/// (``VCR/dataKeepingFields(for:sending:)``), where an `HTTPURLResponse` would keep one value per name.
 public struct RecordedResponse: Sendable, Equatable {
+    /// The response's URL, after the redirects the client followed.
     public var url: String
     public var statusCode: Int
+    /// `HTTP/1.1`, `HTTP/2`: what the client reported (URLSession reports none: `HTTP/1.1`).
     public var httpVersion: String
+    /// Header fields in the order they came; a name the server sent twice is two fields.
     public var headers: [RecordedHeader]
 
     public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [RecordedHeader] = []) {
@@ -95,8 +101,8 @@ public struct RecordedError: Sendable, Equatable {
     }
 }
 
-/// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the order and
-/// case a server sent.
+/// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the case a server
+/// sent, and a name it sent more than once (two `Set-Cookie`) as more than one field, in order.
 public struct RecordedHeader: Sendable, Equatable, Hashable {
     public var name: String
     public var value: String
