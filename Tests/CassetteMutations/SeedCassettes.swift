@@ -109,6 +109,7 @@ public struct SeedCassette: Sendable {
                 headers: [
                     RecordedHeader("Content-Length", "42"), RecordedHeader("Content-Type", "application/json"),
                     RecordedHeader("Set-Cookie", "session=abc; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT; HttpOnly"),
+                    RecordedHeader("Set-Cookie", "theme=dark"),  // a field the server sent twice, kept apart
                 ]
             ))),
             Tape.Scene(chapter: 3, time: 0, event: .request(health)),

@@ -22,6 +22,10 @@ let package = Package(
             "VCRAsyncHTTPClient",
             .product(name: "HTTPVCRTesting", package: "HTTPVCR"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            // The local server that answers with repeated fields, for the tests that run without a cassette.
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
     ],
     swiftLanguageModes: [.v6]

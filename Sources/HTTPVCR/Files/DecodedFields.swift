@@ -151,6 +151,65 @@ struct DecodedFields {
         return result
     }
 
+    /// Header fields: each name maps to its value, or to the array of the values of a name that came more than
+    /// once, in the order they came; numbers and booleans are taken as their text. Empty when missing or null;
+    /// sorted by name, as the writer writes them.
+    func headerFields(_ name: String) throws -> [RecordedHeader] {
+        do {
+            return [RecordedHeader](try container.decodeIfPresent([String: String].self, forKey: FieldKey(name)) ?? [:])
+        } catch {
+            // Not all strings: read field by field below.
+        }
+        guard let nested = try? container.nestedContainer(keyedBy: FieldKey.self, forKey: FieldKey(name)) else {
+            throw wrong(name, expected: "an object")
+        }
+        let map = DecodedFields(container: nested)
+        var headers: [RecordedHeader] = []
+        for key in nested.allKeys {
+            if let text = try Self.text(in: nested, key) {
+                headers.append(RecordedHeader(key.stringValue, text))
+            } else if let number = map.numberText(key) {
+                headers.append(RecordedHeader(key.stringValue, number))
+            } else if var values = try? nested.nestedUnkeyedContainer(forKey: key) {
+                while !values.isAtEnd {
+                    guard let value = try Self.text(in: &values) else {
+                        throw DecodeFailure(
+                            "\(map.path(key.stringValue))[\(values.currentIndex)]: expected a string, found "
+                                + "\(Self.kind(of: values) ?? "a value it cannot read")"
+                        )
+                    }
+                    headers.append(RecordedHeader(key.stringValue, value))
+                }
+            } else {
+                throw map.wrong(key.stringValue, expected: "a string or an array of strings")
+            }
+        }
+        return headers.sortedByName()
+    }
+
+    /// The next value of an array as text (a number or boolean as its text), or nil when it is something else.
+    private static func text(in values: inout any UnkeyedDecodingContainer) throws -> String? {
+        do {
+            return try values.decode(String.self)
+        } catch let error as DecodingError {
+            if case .dataCorrupted = error { throw error }
+        }
+        if let value = try? values.decode(Int.self) { return String(value) }
+        if let value = try? values.decode(UInt64.self) { return String(value) }
+        if let value = try? values.decode(Double.self) { return "\(value)" }
+        if let flag = try? values.decode(Bool.self) { return flag ? "1" : "0" }
+        return nil
+    }
+
+    /// What the next value of an array is, in ``kind(_:)``'s words (without moving on).
+    private static func kind(of values: any UnkeyedDecodingContainer) -> String? {
+        var values = values
+        if (try? values.decodeNil()) == true { return "null" }
+        if (try? values.nestedUnkeyedContainer()) != nil { return "an array" }
+        if (try? values.nestedContainer(keyedBy: FieldKey.self)) != nil { return "an object" }
+        return nil
+    }
+
     /// A body as text or as base64 (the base64 key wins when both are there); in a property list also as data.
     func body(text: String, base64: String) throws -> Data? {
         if has(base64) {

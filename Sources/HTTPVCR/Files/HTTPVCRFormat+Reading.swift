@@ -119,7 +119,7 @@ extension HTTPVCRFormat {
             request = RecordedRequest(
                 method: try fields.string("method"),
                 url: try fields.string("url"),
-                headers: [RecordedHeader](try fields.stringMap("headers")),
+                headers: try fields.headerFields("headers"),
                 body: try fields.body(text: "body", base64: "bodyBase64"),
                 recordedAt: try fields.date("recordedAt")
             )
@@ -135,7 +135,7 @@ extension HTTPVCRFormat {
                 url: try fields.string("url"),
                 statusCode: try fields.integer("status"),
                 httpVersion: try fields.optionalString("httpVersion") ?? "HTTP/1.1",
-                headers: [RecordedHeader](try fields.stringMap("headers"))
+                headers: try fields.headerFields("headers")
             )
         }
     }

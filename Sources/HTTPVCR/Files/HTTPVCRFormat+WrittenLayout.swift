@@ -153,23 +153,47 @@ private struct WrittenLayoutReader {
         return RecordedError(domain: domain, code: code, userInfo: userInfo)
     }
 
-    /// Sorted as `[RecordedHeader](_: [String: String])` sorts what the decoder reads; a name twice (as Swift
-    /// compares strings) is left to the decoder.
+    /// Sorted as `DecodedFields.headerFields(_:)` sorts what the decoder reads; a name twice (as Swift compares
+    /// strings) is left to the decoder. A name's array (its repeated fields) gives one field per value, in order;
+    /// the writer writes one only for two values or more.
     private mutating func headerFields() throws(NotTheLayout) -> [RecordedHeader] {
         try expect(Byte.openBrace)
         if try isClosed(by: Byte.closeBrace) { return [] }
         var headers: [RecordedHeader] = []
+        /// Where each member's fields start, when a member is an array; nil while every member is one field.
+        var memberStarts: [Int]?
         repeat {
             let name = try string()
             try expect(Byte.colon)
-            headers.append(RecordedHeader(name, try string()))
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == Byte.openBracket else {
+                memberStarts?.append(headers.count)
+                headers.append(RecordedHeader(name, try string()))
+                continue
+            }
+            position += 1
+            if memberStarts == nil { memberStarts = Array(headers.indices) }
+            memberStarts?.append(headers.count)
+            let first = headers.count
+            repeat { headers.append(RecordedHeader(name, try string())) } while try hasMore(before: Byte.closeBracket)
+            guard headers.count - first > 1 else { throw NotTheLayout() }
         } while try hasMore(before: Byte.closeBrace)
-        // The writer sorts them: checking costs less than sorting, and proves no name is there twice.
-        if zip(headers, headers.dropFirst()).allSatisfy({ Self.sortsBefore($0.name, $1.name) }) { return headers }
-        for index in headers.indices.dropFirst() {
-            for earlier in 0..<index where headers[earlier].name == headers[index].name { throw NotTheLayout() }
+        let isSorted = if let memberStarts {
+            try Self.isSorted(memberStarts.lazy.map { headers[$0].name })
+        } else {
+            try Self.isSorted(headers.lazy.map(\.name))
         }
-        return headers.sortedByName()
+        return isSorted ? headers : headers.sortedByName()
+    }
+
+    /// Whether the members' names are in the writer's order: checking costs less than sorting, and proves no name
+    /// is there twice. Throws when one is.
+    private static func isSorted<Names: RandomAccessCollection<String>>(_ names: Names) throws(NotTheLayout) -> Bool {
+        if zip(names, names.dropFirst()).allSatisfy({ Self.sortsBefore($0, $1) }) { return true }
+        for index in names.indices.dropFirst() {
+            for earlier in names[..<index] where earlier == names[index] { throw NotTheLayout() }
+        }
+        return false
     }
 
     /// Whether `first` comes strictly before `second` in ``Swift/Array/sortedByName()``'s order, for ASCII names

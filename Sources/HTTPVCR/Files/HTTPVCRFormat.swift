@@ -70,9 +70,23 @@ enum HTTPVCRFormat {
         ])
     }
 
-    /// Headers sorted by name, so a re-saved cassette is byte for byte what was loaded.
+    /// Headers sorted by name, so a re-saved cassette is byte for byte what was loaded. A name that comes more than
+    /// once (two `Set-Cookie` fields a door recording kept apart) is one member whose value is the array of its
+    /// fields' values, in the order they came: the sort is stable.
     private static func headers(_ headers: [RecordedHeader]) -> JSONValue {
-        .object(headers.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { ($0.name, .string($0.value)) })
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(headers.count)
+        for header in headers.sortedByName() {
+            guard let last = members.last, last.0 == header.name else {
+                members.append((header.name, .string(header.value)))
+                continue
+            }
+            switch last.1 {
+            case let .array(values): members[members.count - 1].1 = .array(values + [.string(header.value)])
+            default: members[members.count - 1].1 = .array([last.1, .string(header.value)])
+            }
+        }
+        return .object(members)
     }
 
     private static func stringMap(_ map: [String: String]) -> JSONValue {

@@ -13,6 +13,14 @@ enum ResponseFilter {
         var removed: SecretValues
     }
 
+    /// What a recording received as its response.
+    enum Received {
+        /// URLSession's, whose fields Foundation joined into one per name.
+        case foundation(HTTPURLResponse)
+        /// The door's (``VCR/dataKeepingFields(for:sending:)``): every field as the server sent it, in order.
+        case fields(RecordedResponse)
+    }
+
     /// - Returns: nil when `beforeRecordResponse` says not to record this response.
     /// `requestSecrets` are what the filters took out of the request (``RequestFilter/secrets(of:with:)``): the
     /// response must not echo them either.
@@ -23,10 +31,38 @@ enum ResponseFilter {
         configuration: VCRConfiguration,
         requestSecrets: SecretValues = SecretValues()
     ) -> Outcome? {
-        var recorded = RecordedResponse(response)
+        filter(
+            response: .foundation(response), chunks: chunks, request: request, configuration: configuration,
+            requestSecrets: requestSecrets
+        )
+    }
+
+    /// The same for either kind of response. The filters that take an `HTTPURLResponse` (a custom body filter,
+    /// `beforeRecordResponse`) get the door's fields as Foundation has them, a repeated name's values joined; when
+    /// `beforeRecordResponse` hands the same response back, every field goes on the tape as it came.
+    static func filter(
+        response received: Received,
+        chunks: [Data],
+        request: URLRequest,
+        configuration: VCRConfiguration,
+        requestSecrets: SecretValues = SecretValues()
+    ) -> Outcome? {
+        var recorded: RecordedResponse
+        let fallbackURL: URL?
+        /// The response as Foundation has it, for the filters that take one: made only when one does.
+        let foundationResponse: () -> HTTPURLResponse?
+        switch received {
+        case let .foundation(response):
+            recorded = RecordedResponse(response)
+            fallbackURL = response.url
+            foundationResponse = { response }
+        case let .fields(response):
+            recorded = response
+            fallbackURL = request.url
+            foundationResponse = { response.httpURLResponse(fallbackURL: request.url) }
+        }
         var body = chunks.reduce(into: Data()) { $0.append($1) }
         let originalBody = body
-        var httpResponse = response
 
         // URLSession hands over bodies already decoded; the tape must not claim otherwise. A body that still is
         // encoded is decoded only when a filter has to read it.
@@ -52,11 +88,11 @@ enum ResponseFilter {
                 let contentType = recorded.headers[field: "Content-Type"]
                 body = BodyRewriter.rewrite(body, contentType: contentType, replacing: replacements)
             case let .custom(transform):
-                body = transform(request, httpResponse, body)
+                if let response = foundationResponse() { body = transform(request, response, body) }
             }
         }
-        if let beforeRecordResponse = configuration.beforeRecordResponse {
-            if let rebuilt = recorded.httpURLResponse(fallbackURL: response.url) { httpResponse = rebuilt }
+        if let beforeRecordResponse = configuration.beforeRecordResponse,
+           let httpResponse = recorded.httpURLResponse(fallbackURL: fallbackURL) ?? foundationResponse() {
             guard let (replacedResponse, replacedBody) = beforeRecordResponse(request, httpResponse, body) else {
                 return nil
             }

@@ -145,7 +145,7 @@ final class Recording: @unchecked Sendable {
     private enum Event {
         /// `next` is what the loader proposed until the app answers.
         case redirect(HTTPURLResponse, next: URLRequest)
-        case response(HTTPURLResponse)
+        case response(ResponseFilter.Received)
         case data(Data)
         case error(any Error)
         case completion
@@ -193,8 +193,14 @@ final class Recording: @unchecked Sendable {
     }
 
     func received(_ response: HTTPURLResponse) {
-        append(.response(response))
+        append(.response(.foundation(response)))
         part?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
+    }
+
+    /// A response with every field as the server sent it, in order: the door's
+    /// (``VCR/dataKeepingFields(for:sending:)``), which has no load to tell.
+    func received(_ response: RecordedResponse) {
+        append(.response(.fields(response)))
     }
 
     func received(_ data: Data) {
@@ -240,7 +246,7 @@ final class Recording: @unchecked Sendable {
             anchor: requestAnchor,
             order: startedAt
         )]
-        var response: HTTPURLResponse?
+        var response: ResponseFilter.Received?
         var chunks: [Data] = []
         var bodyStamps: [(anchor: Int, order: UInt64)] = []
         for (event, anchor, order) in events {
@@ -294,7 +300,7 @@ final class Recording: @unchecked Sendable {
     /// Appends the response and its chunks, filtered. Returns false when the response is not to be recorded.
     @discardableResult
     private func appendResponse(
-        _ response: HTTPURLResponse,
+        _ response: ResponseFilter.Received,
         chunks: [Data],
         stamps: [(anchor: Int, order: UInt64)],
         secrets: SecretValues,

@@ -67,10 +67,16 @@ public struct RecordedRequest: Sendable, Equatable {
 }
 
 /// A response's status line and headers as recorded on a tape. Its body is in the chapter's data scenes.
+///
+/// It is also how the door for other clients takes and gives a response with every header field in order
+/// (``VCR/dataKeepingFields(for:sending:)``), where an `HTTPURLResponse` would keep one value per name.
 public struct RecordedResponse: Sendable, Equatable {
+    /// The response's URL, after the redirects the client followed.
     public var url: String
     public var statusCode: Int
+    /// `HTTP/1.1`, `HTTP/2`: what the client reported (URLSession reports none: `HTTP/1.1`).
     public var httpVersion: String
+    /// Header fields in the order they came; a name the server sent twice is two fields.
     public var headers: [RecordedHeader]
 
     public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [RecordedHeader] = []) {
@@ -95,8 +101,8 @@ public struct RecordedError: Sendable, Equatable {
     }
 }
 
-/// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the order and
-/// case a server sent.
+/// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the case a server
+/// sent, and a name it sent more than once (two `Set-Cookie`) as more than one field, in order.
 public struct RecordedHeader: Sendable, Equatable, Hashable {
     public var name: String
     public var value: String
@@ -126,10 +132,11 @@ extension Array where Element == RecordedHeader {
         }
     }
 
-    /// The fields as Foundation wants them.
+    /// The fields as Foundation wants them: one value per name, the values of a name that comes more than once
+    /// joined with ", " in their order, as URLSession gives a response with repeated fields.
     public var dictionary: [String: String] {
         // One hash per field, into storage sized once: this runs for every replayed response.
-        Dictionary(lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { first, next in "\(first), \(next)" })
     }
 
     /// Fields from a Foundation dictionary, sorted by name so that the same headers always give the same list.
@@ -137,8 +144,9 @@ extension Array where Element == RecordedHeader {
         self = dictionary.map { RecordedHeader($0.key, $0.value) }.sortedByName()
     }
 
-    /// Sorted by name case-insensitively, names equal but for case in a fixed order too. Each name is
-    /// lowercased once, not at every comparison.
+    /// Sorted by name case-insensitively, names equal but for case in a fixed order too; fields of the same name
+    /// keep their order (the standard library's sort is stable). Each name is lowercased once, not at every
+    /// comparison.
     func sortedByName() -> [RecordedHeader] {
         map { (sortKey: $0.name.lowercasedIfNeeded, header: $0) }
             .sorted { ($0.sortKey, $0.header.name) < ($1.sortKey, $1.header.name) }

@@ -21,7 +21,10 @@ import HTTPBinTestSupport
         )),
         Scene(chapter: 0, time: 0.25, event: .response(RecordedResponse(
             url: "https://api.example.com/v2", statusCode: 200, httpVersion: "HTTP/2",
-            headers: [RecordedHeader("Ünïcode", "värde"), RecordedHeader("Content-Length", "3")]
+            headers: [
+                RecordedHeader("Ünïcode", "värde"), RecordedHeader("Set-Cookie", "b=2"), RecordedHeader("Content-Length", "3"),
+                RecordedHeader("Set-Cookie", "a=1; Path=/"),
+            ]
         ))),
         Scene(chapter: 0, time: 0.5, event: .data(Data("line one\r\nline two\u{1}\u{1F}\"\\/".utf8))),
         Scene(chapter: 0, time: 0.75, event: .data(Data([0xFF, 0x00, 0xC3, 0x28]))),
@@ -64,6 +67,10 @@ import HTTPBinTestSupport
         ("no httpVersion", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "response": "#
             + #"{"url": "http://x/", "status": 200, "headers": {}}}]}"#),
         ("an escaped key", #"{"format": "HTTPVCR", "version": 1, "\u0073cenes": []}"#),
+        ("a repeated name's one value in an array", Self.response(headers: #"{"A": ["1"]}"#)),
+        ("a repeated name's values with a number", Self.response(headers: #"{"A": ["1", 2]}"#)),
+        ("a name twice", Self.response(headers: #"{"A": "1", "A": "2"}"#)),
+        ("a name twice, once repeated", Self.response(headers: #"{"A": ["1", "2"], "b": "3", "A": "4"}"#)),
         ("a chapter with a fraction",
          #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1.0, "time": 0.0, "complete": true}]}"#),
     ])
@@ -83,6 +90,7 @@ import HTTPBinTestSupport
         ("a time written as a whole number",
          #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 2, "complete": true}]}"#),
         ("headers out of order", Self.response(headers: #"{"b": "1", "A": "2"}"#)),
+        ("repeated fields out of order", Self.response(headers: #"{"b": ["1", "2"], "A": "3", "a": ["4", "5"]}"#)),
         ("no whitespace", #"{"format":"HTTPVCR","version":1,"scenes":[{"chapter":1,"time":0.5,"complete":true}]}"#),
     ])
     func readsSmallDeparturesAsTheDecoderDoes(layout: String, json: String) throws {

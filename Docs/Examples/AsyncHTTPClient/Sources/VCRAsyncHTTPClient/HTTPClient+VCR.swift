@@ -16,6 +16,7 @@ extension HTTPClient {
     /// ```
     ///
     /// The request body and the response body are collected whole (up to `maxBodySize`): a cassette stores them.
+    /// Every response header field comes back as the server sent it, in order: two `Set-Cookie` stay two.
     public func executeThroughVCR(
         _ request: HTTPClientRequest,
         timeout: TimeAmount,
@@ -35,25 +36,30 @@ extension HTTPClient {
         var sent = request
         sent.body = body.isEmpty ? nil : .bytes(ByteBuffer(bytes: body))
 
-        let (data, response) = try await VCR.data(for: urlRequest) { [sent] _ in
+        // The fields-keeping door: an HTTPURLResponse would join repeated fields into one.
+        let (data, response) = try await VCR.dataKeepingFields(for: urlRequest) { [sent] _ in
             let response = try await self.execute(sent, timeout: timeout)
             let bytes = try await response.body.collect(upTo: maxBodySize)
-            var fields: [String: String] = [:]
-            for (name, value) in response.headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
-            let http = HTTPURLResponse(
-                url: response.url ?? url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1",
-                headerFields: fields
-            )!
-            return (Data(bytes.readableBytesView), http)
-        }
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            headers.add(name: "\(name)", value: "\(value)")
+            let recorded = RecordedResponse(
+                url: (response.url ?? url).absoluteString,
+                statusCode: Int(response.status.code),
+                httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
+                headers: response.headers.map { RecordedHeader($0.name, $0.value) }
+            )
+            return (Data(bytes.readableBytesView), recorded)
         }
         return HTTPClientResponse(
+            version: Self.version(response.httpVersion),
             status: HTTPResponseStatus(statusCode: response.statusCode),
-            headers: headers,
+            headers: HTTPHeaders(response.headers.map { ($0.name, $0.value) }),
             body: .bytes(ByteBuffer(bytes: data))
         )
+    }
+
+    /// `HTTP/1.1`, `HTTP/2`: what a cassette says (`HTTP/1.1` when it says nothing else readable).
+    private static func version(_ text: String) -> HTTPVersion {
+        let numbers = text.dropFirst("HTTP/".count).split(separator: ".").compactMap { Int($0) }
+        guard text.hasPrefix("HTTP/"), let major = numbers.first else { return .http1_1 }
+        return HTTPVersion(major: major, minor: numbers.count > 1 ? numbers[1] : 0)
     }
 }

@@ -34,6 +34,22 @@ struct AsyncHTTPClientTests {
         #expect(try await json(response)["json"] as? [String: String] == ["name": "Ada"])
     }
 
+    /// httpbin sends `X-Multi` twice and `Set-Cookie` twice: each comes back as two fields, recorded apart and
+    /// replayed apart (the cookies' values filtered on the tape).
+    @Test func repeatedFieldsComeBackApart() async throws {
+        let request = HTTPClientRequest(
+            url: "\(Self.base)/response-headers?X-Multi=one&X-Multi=two"
+                + "&Set-Cookie=session%3Dahc-one%3B%20Path%3D%2F&Set-Cookie=theme%3Dahc-two"
+        )
+        let response = try await HTTPClient.shared.executeThroughVCR(request, timeout: .seconds(10))
+        #expect(response.status == .ok)
+        #expect(response.headers["X-Multi"] == ["one", "two"])
+        let cookies = response.headers["Set-Cookie"]
+        #expect(cookies.count == 2, "\(cookies)")
+        #expect(cookies.map { $0.prefix { $0 != "=" } } == ["session", "theme"])
+        #expect(cookies.first?.hasSuffix("; Path=/") == true)
+    }
+
     @Test func statusAndHeadersComeBack() async throws {
         let request = HTTPClientRequest(url: "\(Self.base)/response-headers?X-Example=ahc")
         let response = try await HTTPClient.shared.executeThroughVCR(request, timeout: .seconds(10))

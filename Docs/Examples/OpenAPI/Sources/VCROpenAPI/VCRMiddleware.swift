@@ -14,8 +14,9 @@ import OpenAPIRuntime
 /// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [VCRMiddleware()])
 /// ```
 ///
-/// Bodies are collected whole (up to ``maxBodySize``): a cassette stores them. A URLSession transport behind it is not
-/// intercepted a second time.
+/// Bodies are collected whole (up to ``maxBodySize``): a cassette stores them. Every response header field comes back
+/// as the transport gave it, in order: two `Set-Cookie` stay two. A URLSession transport behind it is not intercepted
+/// a second time (URLSession itself joins repeated fields; a transport such as AsyncHTTPClient's keeps them).
 public struct VCRMiddleware: ClientMiddleware {
     public var maxBodySize: Int
 
@@ -42,21 +43,18 @@ public struct VCRMiddleware: ClientMiddleware {
         for field in request.headerFields { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = requestBody
 
-        let (data, response) = try await VCR.data(for: urlRequest) { _ in
+        // The fields-keeping door: an HTTPURLResponse would join repeated fields into one.
+        let (data, response) = try await VCR.dataKeepingFields(for: urlRequest) { _ in
             let (response, responseBody) = try await next(request, requestBody.map { HTTPBody($0) }, baseURL)
             var data = Data()
             if let responseBody { data = try await Data(collecting: responseBody, upTo: maxBodySize) }
-            var fields: [String: String] = [:]
-            for field in response.headerFields {
-                fields[field.name.rawName] = fields[field.name.rawName].map { "\($0), \(field.value)" } ?? field.value
-            }
-            let http = HTTPURLResponse(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: fields)!
-            return (data, http)
+            let fields = response.headerFields.map { RecordedHeader($0.name.rawName, $0.value) }
+            return (data, RecordedResponse(url: url.absoluteString, statusCode: response.status.code, headers: fields))
         }
         var headerFields = HTTPFields()
-        for (name, value) in response.allHeaderFields {
-            guard let name = HTTPField.Name("\(name)") else { continue }
-            headerFields.append(HTTPField(name: name, value: "\(value)"))
+        for field in response.headers {
+            guard let name = HTTPField.Name(field.name) else { continue }
+            headerFields.append(HTTPField(name: name, value: field.value))
         }
         return (HTTPResponse(status: .init(code: response.statusCode), headerFields: headerFields), HTTPBody(data))
     }

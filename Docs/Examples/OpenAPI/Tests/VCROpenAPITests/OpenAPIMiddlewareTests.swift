@@ -60,6 +60,27 @@ struct OpenAPIMiddlewareTests {
         #expect(json?["method"] as? String == "POST")
     }
 
+    /// Recorded from ``RepeatedFieldsTransport`` (URLSession, the transport above, joins repeated fields before
+    /// anyone sees them): each name comes back as two fields, replayed apart, the cookies' values filtered.
+    @Test func repeatedFieldsComeBackApart() async throws {
+        let transport = RepeatedFieldsTransport()
+        let client = HTTPBinClient(serverURL: Self.client.serverURL, transport: transport, middlewares: [VCRMiddleware()])
+        let (response, body) = try await client.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/repeated-fields"), operationID: "fields"
+        )
+        #expect(response.status == .ok)
+        #expect(response.headerFields[values: .init("X-Multi")!] == ["one", "two"])
+        let cookies = response.headerFields[values: .setCookie]
+        #expect(cookies.count == 2, "\(cookies)")
+        #expect(cookies.map { $0.prefix { $0 != "=" } } == ["session", "theme"])
+        #expect(String(decoding: body, as: UTF8.self) == RepeatedFieldsTransport.body)
+        if ProcessInfo.processInfo.environment["VCR_RECORD_MODE"] == "none" {
+            #expect(transport.calls == 0, "replayed from the committed cassette, as in CI")
+        } else {
+            #expect(transport.calls <= 1)
+        }
+    }
+
     @Test func anErrorStatusComesBack() async throws {
         let (response, _) = try await Self.client.send(
             HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/status/418"), operationID: "teapot"

@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a replayed chapter tells the door's caller: its final response (in the door's form), a chunk, the end. The
+/// request is the caller's own, and a hop is the client's business (it followed hops itself): nil for both.
+private enum DoorEvent<Response: Sendable> {
+    case response(Response)
+    case data(Data)
+    case finish
+    case fail(any Error)
+
+    init?(_ event: Scene.Event, as form: DoorForm<Response>, fallbackURL: URL) {
+        switch event {
+        case .request, .redirect:
+            return nil
+        case let .response(recorded):
+            do {
+                self = .response(try form.replaying(recorded, fallbackURL))
+            } catch {
+                self = .fail(error)
+            }
+        case let .data(data):
+            self = .data(data)
+        case let .error(recorded):
+            self = .fail(recorded.foundationError)
+        case .completion:
+            self = .finish
+        }
+    }
+}
+
+/// Collects a replayed chapter for a caller that awaits its outcome: the response and whole body, or the error.
+final class OutcomeReceiver<Response: Sendable>: SceneReceiver, @unchecked Sendable {
+    private struct State {
+        var response: Response?
+        var body = Data()
+        var result: Result<(Data, Response), any Error>?
+        var waiting: CheckedContinuation<(Data, Response), any Error>?
+    }
+
+    private let form: DoorForm<Response>
+    private let fallbackURL: URL
+    private let state = Locked(State())
+
+    init(_ form: DoorForm<Response>, fallbackURL: URL) {
+        self.form = form
+        self.fallbackURL = fallbackURL
+    }
+
+    func receive(_ event: Scene.Event) {
+        guard let event = DoorEvent(event, as: form, fallbackURL: fallbackURL) else { return }
+        let finished: (CheckedContinuation<(Data, Response), any Error>, Result<(Data, Response), any Error>)?
+        finished = state.withLock { state in
+            guard state.result == nil else { return nil }
+            switch event {
+            case let .response(response): state.response = response
+            case let .data(data): state.body.append(data)
+            case .finish:
+                state.result = state.response.map { .success((state.body, $0)) }
+                    ?? .failure(VCRError(.malformedCassette, "A recorded interaction ended without a response"))
+            case let .fail(error):
+                state.result = .failure(error)
+            }
+            guard let result = state.result, let waiting = state.waiting else { return nil }
+            state.waiting = nil
+            return (waiting, result)
+        }
+        if let (waiting, result) = finished { waiting.resume(with: result) }
+    }
+
+    /// The outcome, once the chapter has ended.
+    func outcome() async throws -> (Data, Response) {
+        try await withCheckedThrowingContinuation { continuation in
+            let result: Result<(Data, Response), any Error>? = state.withLock { state in
+                if state.result == nil { state.waiting = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+}
+
+/// Hands a replayed chapter to a caller that streams it: the response first, then each chunk as it is delivered.
+final class StreamReceiver<Response: Sendable>: SceneReceiver, @unchecked Sendable {
+    private typealias Outcome = Result<(Response, AsyncThrowingStream<Data, any Error>), any Error>
+
+    private struct State {
+        var outcome: Outcome?
+        var waiting: CheckedContinuation<(Response, AsyncThrowingStream<Data, any Error>), any Error>?
+        var chunks: AsyncThrowingStream<Data, any Error>.Continuation?
+        var hasEnded = false
+    }
+
+    private let form: DoorForm<Response>
+    private let fallbackURL: URL
+    private let state = Locked(State())
+
+    init(_ form: DoorForm<Response>, fallbackURL: URL) {
+        self.form = form
+        self.fallbackURL = fallbackURL
+    }
+
+    func receive(_ event: Scene.Event) {
+        guard let event = DoorEvent(event, as: form, fallbackURL: fallbackURL) else { return }
+        let resume: (CheckedContinuation<(Response, AsyncThrowingStream<Data, any Error>), any Error>, Outcome)?
+        resume = state.withLock { state in
+            guard !state.hasEnded else { return nil }
+            switch event {
+            case let .response(response):
+                guard state.outcome == nil else { return nil }
+                let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+                state.chunks = continuation
+                state.outcome = .success((response, stream))
+            case let .data(data):
+                state.chunks?.yield(data)
+            case .finish:
+                state.hasEnded = true
+                state.chunks?.finish()
+                if state.outcome == nil {
+                    state.outcome = .failure(VCRError(.malformedCassette, "A recorded interaction ended without a response"))
+                }
+            case let .fail(error):
+                state.hasEnded = true
+                state.chunks?.finish(throwing: error)
+                if state.outcome == nil { state.outcome = .failure(error) }
+            }
+            guard let outcome = state.outcome, let waiting = state.waiting else { return nil }
+            state.waiting = nil
+            return (waiting, outcome)
+        }
+        if let (waiting, outcome) = resume { waiting.resume(with: outcome) }
+    }
+
+    /// The response and the stream of its chunks, once the response is there.
+    func response() async throws -> (Response, AsyncThrowingStream<Data, any Error>) {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome: Outcome? = state.withLock { state in
+                if state.outcome == nil { state.waiting = continuation }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+}
