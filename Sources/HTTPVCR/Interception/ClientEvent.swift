@@ -159,6 +159,7 @@ struct ClientCalls {
         case let .fail(error):
             if let body = delivered.body { client.urlProtocol(protocolInstance, didLoad: body) }
             if case let .file(file) = route { _ = file.finish() }
+            if let task = protocolInstance.task { LoaderInternals.setError(error, on: task) }
             client.urlProtocol(protocolInstance, didFailWithError: error)
         }
     }

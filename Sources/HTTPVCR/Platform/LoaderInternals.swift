@@ -35,6 +35,7 @@ enum LoaderInternals {
     private struct Fields: Sendable {
         let taskSession = StoredField("session", of: URLSessionTask.self)
         let taskResponse = StoredField("_response", of: URLSessionTask.self)
+        let taskError = StoredField("error", of: URLSessionTask.self)
         let taskInlineCompletion = StoredField("_callCompletionHandlerInline", of: URLSessionTask.self)
         let sessionRegistry = StoredField("taskRegistry", of: URLSession.self)
         let protocolProperties = StoredField("properties", of: URLProtocol.self)
@@ -45,6 +46,7 @@ enum LoaderInternals {
                 (taskSession, "URLSessionTask.session: the app's session is not consulted (additional headers, "
                     + "delegates, cookies)"),
                 (taskResponse, "URLSessionTask._response: a final 401 makes corelibs ask for credentials again"),
+                (taskError, "URLSessionTask.error: a task that failed under a cassette has no error there"),
                 (taskInlineCompletion, "URLSessionTask._callCompletionHandlerInline: async callers are resumed on "
                     + "the session's work queue (a cancellation can deadlock, swift-corelibs-foundation#5412)"),
                 (sessionRegistry, "URLSession.taskRegistry: delegates passed to data(for:delegate:) hear nothing, "
@@ -154,6 +156,12 @@ enum LoaderInternals {
         field.set(Optional<URLResponse>.some(response), in: task)
     }
 
+    /// Sets the task's `error` (`internal(set)`), as corelibs' own protocol does before it tells the client a load
+    /// failed. Call on the client's queue.
+    static func setError(_ error: any Error, on task: URLSessionTask) {
+        fields.taskError?.set(Optional<any Error>.some(error), in: task)
+    }
+
     /// Has corelibs resume the caller of an async `data(for:)` (and the other async forms) from the session's
     /// delegate queue, as it calls a completion handler, instead of inline on the work queue
     /// (`_callCompletionHandlerInline`, which `data(for:)` sets before `resume()`; see ``CallerTask``). Call from
@@ -179,6 +187,7 @@ enum LoaderInternals {
     ) {
         finish()
     }
+    static func setError(_ error: any Error, on task: URLSessionTask) {}
     @discardableResult
     static func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool { false }
     static func timeoutIsSet(on request: URLRequest) -> Bool? { nil }

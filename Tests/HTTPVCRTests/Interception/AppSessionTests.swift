@@ -32,8 +32,11 @@ extension VCRTests {
                     try await body(id)
                 }
                 let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("app.json")).tape
-                // Every request the recording sent is logged, and so is each the run without a cassette sent.
-                let sent = HTTPBin.targets(of: tape).count
+                // Every request the recording sent to the server is logged, and so is each the run without a cassette
+                // sent.
+                let server = try HTTPBin.baseURL().port
+                let sent = tape.interactions.flatMap { [$0.request.url] + $0.redirects.map(\.request.url) }
+                    .filter { URL(string: $0)?.port == server }.count
                 let liveServed = try HTTPBin.requests(containing: liveID, since: start, atLeast: sent)
                 let recordServed = try HTTPBin.requests(containing: id, since: start, atLeast: sent)
                 let before = try HTTPBin.settledRequestCount()
@@ -111,6 +114,21 @@ extension VCRTests {
             #expect(runs.live.outcome == [true, true])
             #expect(runs.recorded.outcome == [true, true])
             #expect(runs.replayed.outcome == [true, true])
+        }
+
+        @Test func aFailedTaskHasItsErrorOnTheTask() async throws {
+            let port = try HTTPBin.closedPort()
+            let runs = try await liveRecordReplay({ $0.recordsConnectionErrors = true }) { id in
+                let delegate = AppDelegate()
+                let session = appSession(delegate: delegate)
+                defer { session.finishTasksAndInvalidate() }
+                let task = session.dataTask(with: URL(string: "http://127.0.0.1:\(port)/refused?id=\(id)")!)
+                let error = await delegate.run(task)
+                return [(error as? URLError)?.code, (task.error as? URLError)?.code]
+            }
+            #expect(runs.live.outcome == [.cannotConnectToHost, .cannotConnectToHost])
+            #expect(runs.recorded.outcome == runs.live.outcome)
+            #expect(runs.replayed.outcome == runs.live.outcome)
         }
 
         // MARK: Redirects
