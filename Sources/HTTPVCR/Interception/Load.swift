@@ -96,12 +96,12 @@ final class Load: @unchecked Sendable {
     // MARK: Replayed scenes
 
     /// A scene of `part`'s chapter, on the client's queue.
-    fileprivate func replayed(_ event: Scene.Event, in part: Int) {
+    func replayed(_ event: Scene.Event, in part: Int) {
         let step: Step = state.withLock { state in
-            guard part == state.part else { return .none }
+            guard part == state.part else { return .nothing }
             if state.isDeciding {
                 state.held.append(event)
-                return .none
+                return .nothing
             }
             return self.step(for: event, in: &state)
         }
@@ -109,7 +109,7 @@ final class Load: @unchecked Sendable {
     }
 
     private enum Step {
-        case none
+        case nothing
         case tell(ClientEvent)
         /// A 3xx held for the end sets cookies: stored now, as the loader does, so that a hop to follow carries them.
         case storeCookies(HTTPURLResponse)
@@ -121,7 +121,7 @@ final class Load: @unchecked Sendable {
     }
 
     private func step(for event: Scene.Event, in state: inout State) -> Step {
-        guard let clientEvent = ClientEvent(event, fallbackURL: state.request.url) else { return .none }
+        guard let clientEvent = ClientEvent(event, fallbackURL: state.request.url) else { return .nothing }
         switch (clientEvent, event) {
         case let (.redirect(hop, _, _), .redirect(_, next)):
             guard app.decides, let proposed = LoaderRules.redirect(from: state.request, by: hop) else {
@@ -134,7 +134,7 @@ final class Load: @unchecked Sendable {
         case let (.data(data), _):
             if case let .redirect(response, body)? = state.end {
                 state.end = .redirect(response, body: body + data)
-                return .none
+                return .nothing
             }
             return .tell(clientEvent)
         case (.finish, _):
@@ -163,14 +163,14 @@ final class Load: @unchecked Sendable {
         if replaying, LoaderRules.redirect(from: state.request, by: response) != nil {
             state.end = .redirect(response, body: Data())
             if case let .response(_, setsCookies) = event, setsCookies { return .storeCookies(response) }
-            return .none
+            return .nothing
         }
         return .tell(event)
     }
 
     private func perform(_ step: Step) {
         switch step {
-        case .none:
+        case .nothing:
             break
         case let .tell(event):
             if case .finish = event { keepCredential() }
@@ -260,9 +260,9 @@ final class Load: @unchecked Sendable {
     // MARK: Recorded events
 
     /// An event of `part`'s recording, as it happens.
-    fileprivate func recorded(_ event: ClientEvent, in part: Int) {
+    func recorded(_ event: ClientEvent, in part: Int) {
         let step: Step = state.withLock { state in
-            guard part == state.part else { return .none }
+            guard part == state.part else { return .nothing }
             switch event {
             case let .response(response, _):
                 return responded(response, event, in: &state, replaying: false)
@@ -292,7 +292,7 @@ final class Load: @unchecked Sendable {
     /// A hop of `part`'s recording: the app decides whether the recording session follows it, and where to.
     /// `answer` gets the request to send next (with the session's headers, and the cookies the loader would add),
     /// or nil to end with the hop.
-    fileprivate func recordingRedirected(
+    func recordingRedirected(
         _ hop: HTTPURLResponse, proposed: URLRequest, in part: Int, _ answer: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard app.decides else {
@@ -388,55 +388,6 @@ final class Load: @unchecked Sendable {
     private func finishPart(_ event: ClientEvent) {
         state.withLock { $0.isDeciding = false; $0.end = nil }
         channel.send(event)
-    }
-
-    // MARK: Parts
-
-    /// One request of the load: where its replayed scenes, or its recording's events, come in.
-    final class Part: SceneReceiver, @unchecked Sendable {
-        let load: Load
-        let number: Int
-        /// Upload progress to tell before the first replayed scene: the body went out in one piece.
-        private var sentBody: ClientEvent?
-
-        fileprivate init(load: Load, number: Int, sending live: URLRequest) {
-            self.load = load
-            self.number = number
-            self.sentBody = Self.sentBody(of: live)
-        }
-
-        /// What the loader tells a delegate of a request body sent whole.
-        static func sentBody(of request: URLRequest) -> ClientEvent? {
-            guard let count = request.httpBody?.count, count > 0 else { return nil }
-            return .sentBody(Int64(count), total: Int64(count), expected: Int64(count))
-        }
-
-        // SceneReceiver: replayed scenes, one at a time on the client's queue.
-        var isOnClientQueue: Bool { load.channel.isOnClientQueue }
-        func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.channel.onClientQueue(body) }
-        func yieldsBeforeEnding() -> Bool { load.channel.yieldsBeforeEnding() }
-        func receive(_ event: Scene.Event) {
-            if let sentBody {
-                self.sentBody = nil
-                load.channel.send(sentBody)
-            }
-            load.replayed(event, in: number)
-        }
-
-        // A recording's events.
-        func send(_ event: ClientEvent) { load.recorded(event, in: number) }
-
-        /// A hop the recording session met: `answer` gets the request to follow with, or nil to stop there.
-        func redirected(
-            _ hop: HTTPURLResponse, proposed: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            load.recordingRedirected(hop, proposed: proposed, in: number, answer)
-        }
-
-        func whenStopped(_ action: @escaping @Sendable () -> Void) { load.channel.whenStopped(action) }
-
-        /// How long the app's session lets `request` wait.
-        func timeout(of request: URLRequest) -> TimeInterval { load.app.timeout(of: request) }
     }
 }
 
