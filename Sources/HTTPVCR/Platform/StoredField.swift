@@ -35,6 +35,13 @@ struct StoredField: @unchecked Sendable {
         return _openExistential(type, do: read)
     }
 
+    /// The object a field of class type holds in `object` (a strong reference is one pointer), without boxing it as
+    /// ``value(in:)`` does; nil for a field of another type.
+    func object(in object: AnyObject) -> AnyObject? {
+        guard type is AnyClass, let pointer = address(in: object).load(as: UnsafeRawPointer?.self) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
     /// The field's value in the struct `value`, whatever its type.
     func value<Value>(inValue value: Value) -> Any {
         withUnsafeBytes(of: value) { bytes in
