@@ -56,13 +56,15 @@ struct ListenerCalls: @unchecked Sendable {
         guard let delegate = delegate as? any URLSessionDataDelegate, let task = task as? URLSessionDataTask else {
             return
         }
-        session.delegateQueue.addOperation { [session] in delegate.urlSession(session, dataTask: task, didReceive: chunk) }
+        session.delegateQueue.addOperation { [session] in
+            DelegateCalls.didReceive(chunk, delegate: delegate, session: session, task: task)
+        }
     }
 
     func sent(_ bytes: Int64, total: Int64, expected: Int64) {
         session.delegateQueue.addOperation { [session, task, delegate] in
-            delegate.urlSession(
-                session, task: task, didSendBodyData: bytes, totalBytesSent: total, totalBytesExpectedToSend: expected
+            DelegateCalls.didSendBodyData(
+                bytes, total: total, expected: expected, delegate: delegate, session: session, task: task
             )
         }
     }
@@ -71,10 +73,7 @@ struct ListenerCalls: @unchecked Sendable {
         guard let delegate = delegate as? any URLSessionDownloadDelegate, let task = task as? URLSessionDownloadTask
         else { return }
         session.delegateQueue.addOperation { [session] in
-            delegate.urlSession(
-                session, downloadTask: task, didWriteData: bytes, totalBytesWritten: total,
-                totalBytesExpectedToWrite: expected
-            )
+            DelegateCalls.didWriteData(bytes, total: total, expected: expected, delegate: delegate, session: session, task: task)
         }
     }
 }

@@ -327,9 +327,9 @@ final class Load: @unchecked Sendable {
         }
         afterToldSoFar { [app] in
             app.onDelegateQueue {
-                decider.urlSession(session, task: task, willPerformHTTPRedirection: hop, newRequest: proposed) { next in
-                    answer(next)
-                }
+                DelegateCalls.willPerformRedirection(
+                    decider, session: session, task: task, response: hop, proposed: proposed, answer: answer
+                )
             }
         }
     }
@@ -366,7 +366,7 @@ final class Load: @unchecked Sendable {
         }
         afterToldSoFar { [app] in
             app.onDelegateQueue {
-                decider.urlSession(session, task: task, didReceive: challenge, completionHandler: decide)
+                DelegateCalls.didReceive(challenge, delegate: decider, session: session, task: task, answer: decide)
             }
         }
     }

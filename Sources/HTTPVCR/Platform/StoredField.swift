@@ -1,3 +1,6 @@
+// swift-corelibs-foundation only: the runtime's field records are read through the standard library's reflection
+// SPI, which only its own platforms' interfaces carry.
+#if canImport(FoundationNetworking)
 @_spi(Reflection) import Swift
 
 /// A stored property of a type HTTPVCR does not own, found by name in the runtime's field records, once, and read
@@ -59,3 +62,4 @@ struct StoredField: @unchecked Sendable {
         return true
     }
 }
+#endif
