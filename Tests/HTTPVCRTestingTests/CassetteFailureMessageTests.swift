@@ -50,7 +50,9 @@ import HTTPBinTestSupport
                 && text.contains("    query: − \"failure-tests=recorded\"  + \"failure-tests=unrecorded\"")
                 && text.contains("  test: CassetteFailureMessageTests/"
                     + "unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
-                && text.contains("  To re-record this test: VCR_RECORD_MODE=new swift test --filter "
+                // It replayed an answer before: VCR_RECORD_MODE=new would replay that one again.
+                && text.contains("  To record this test anew (VCR_RECORD_MODE=new would replay its other answers as "
+                    + "they were): VCR_RECORD_MODE=all swift test --filter "
                     + "CassetteFailureMessageTests/unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
         }
         #expect(inserted.value != nil && VCR.cassette !== inserted.value, "ejected")
@@ -96,9 +98,12 @@ import HTTPBinTestSupport
     @Test func aSecretInClearFailsTheTestThatRecordedItAndNothingIsWritten() async throws {
         let test = try #require(Test.current)
         let folder = TemporaryFolder()
-        // A JWT under a name that says nothing: no filter takes it out, the save-time check finds it.
+        // A JWT, with the secure defaults turned off: nothing takes it out, the save-time check finds it.
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLXZhbHVl"
-        let trait = _CassetteTrait.cassette("leaky", cassettesPath: folder.path, configure: DogfoodServer.configure)
+        let trait = _CassetteTrait.cassette("leaky", cassettesPath: folder.path) { configuration in
+            DogfoodServer.configure(&configuration)
+            configuration.filtersSecrets = false
+        }
         try await withKnownIssue {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {
                 _ = try await DogfoodServer.session().data(from: DogfoodServer.url("/get?note=\(jwt)"))
@@ -109,6 +114,7 @@ import HTTPBinTestSupport
                 && text.contains("Not saving \(folder.path)/leaky.json: what was recorded holds 2 secrets in clear.")
                 && text.contains("request 1: request URL: JWT")
                 && text.contains("sensitiveData")
+                && text.contains("filtersSecrets is off for this cassette")
                 && text.contains("  test: CassetteFailureMessageTests/"
                     + "aSecretInClearFailsTheTestThatRecordedItAndNothingIsWritten")
         }

@@ -55,6 +55,10 @@ enum RequestFilter {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")
             switch configuration.postBodyFilter {
             case let .replacing(replacements)?:
+                let removedKeys = Set(replacements.filter { $0.value == nil }.keys)
+                if !removedKeys.isEmpty {
+                    removed.insert(contentsOf: BodyRewriter.values(forKeys: removedKeys, in: filtered, contentType: contentType))
+                }
                 filtered = BodyRewriter.rewrite(filtered, contentType: contentType, replacing: replacements)
             case let .custom(transform)?:
                 filtered = transform(request, filtered)
@@ -67,7 +71,9 @@ enum RequestFilter {
                 filtered, contentType: contentType, exempt: SecretFilter.exempt(exempt), removed: &removed
             )
             setBody(filtered, of: &request)
+            secrets.takeShapedSecrets(in: filtered, into: &removed)
         }
+        if let url = request.url { secrets.takeShapedSecrets(in: url.absoluteString, into: &removed) }
         return replacingEchoes(of: removed, in: request)
     }
 
@@ -125,7 +131,7 @@ enum RequestFilter {
             components.path = pathFilter(request)
         }
         if let queryFilter = configuration.queryParametersFilter, let query = components.percentEncodedQuery {
-            let filtered = QueryFilter.apply(queryFilter, to: query, of: request)
+            let filtered = QueryFilter.apply(queryFilter, to: query, of: request, removed: &removed)
             components.percentEncodedQuery = filtered.isEmpty ? nil : filtered
         }
         if filtersByName {
@@ -150,7 +156,10 @@ enum RequestFilter {
                     removed.insert(contentsOf: secret.map(\.value))
                     let replacing = Dictionary(secret.map { ($0.name, Optional(VCRConfiguration.filteredPlaceholder)) },
                                                uniquingKeysWith: { first, _ in first })
-                    components.percentEncodedQuery = QueryFilter.apply(.replacing(replacing), to: query, of: request)
+                    var replaced = SecretValues()
+                    components.percentEncodedQuery = QueryFilter.apply(
+                        .replacing(replacing), to: query, of: request, removed: &replaced
+                    )
                 }
             }
         }
@@ -171,15 +180,18 @@ enum RequestFilter {
     ) {
         switch configuration.headersFilter {
         case let .replacing(replacements)?:
-            let names = request.allHTTPHeaderFields?.keys.map { $0 } ?? []
+            let fields = request.allHTTPHeaderFields ?? [:]
             for (name, value) in replacements {
-                for existing in names where existing.equalsIgnoringASCIICase(name) {
+                for (existing, old) in fields where existing.equalsIgnoringASCIICase(name) {
+                    if value == nil { removed.insert(old) }
                     request.setValue(value, forHTTPHeaderField: existing)
                 }
             }
         case let .custom(edit)?:
-            var headers = request.allHTTPHeaderFields ?? [:]
+            let before = request.allHTTPHeaderFields ?? [:]
+            var headers = before
             edit(request, &headers)
+            for (name, old) in before where headers[name] == nil { removed.insert(old) }
             request.allHTTPHeaderFields = headers
         case nil:
             break
@@ -194,7 +206,11 @@ enum RequestFilter {
         for (field, value) in fields where value != VCRConfiguration.filteredPlaceholder {
             guard configuration.secureHeaders.contains(where: { $0.equalsIgnoringASCIICase(field) })
                 || (secrets.isSecret(headerName: field) && !exempt.contains(where: { $0.equalsIgnoringASCIICase(field) }))
-            else { continue }
+            else {
+                // A header whose name says nothing can still hold a credential by its shape.
+                secrets.takeShapedSecrets(in: value, into: &removed)
+                continue
+            }
             // With the secure defaults on, a cookie list keeps its names, as `Set-Cookie` does.
             let written = secrets.filterHeader(name: field, value: value, removed: &removed)
             request.setValue(
@@ -207,13 +223,21 @@ enum RequestFilter {
 /// Query parameters filtered without disturbing the ones no filter touches: their order, repetitions and
 /// percent-encoding stay as they were.
 enum QueryFilter {
-    static func apply(_ filter: QueryParametersFilter, to query: String, of request: URLRequest) -> String {
+    /// `removed` gets the values of the parameters the filter takes out: a removed value is a filtered one, and its
+    /// echoes (inside another parameter, a redirect's `Location`) go too.
+    static func apply(
+        _ filter: QueryParametersFilter, to query: String, of request: URLRequest, removed: inout SecretValues
+    ) -> String {
         var pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { Pair(raw: String($0)) }
         switch filter {
         case let .replacing(replacements):
             pairs = pairs.compactMap { pair in
                 guard let replacement = replacements[pair.name] else { return pair }
-                return replacement.map { Pair(name: pair.name, value: $0) }
+                guard let replacement else {
+                    removed.insert(pair.value)
+                    return nil
+                }
+                return Pair(name: pair.name, value: replacement)
             }
         case let .custom(edit):
             var parameters: [String: String] = [:]
@@ -221,7 +245,10 @@ enum QueryFilter {
             let before = parameters
             edit(request, &parameters)
             pairs = pairs.compactMap { pair in
-                guard let value = parameters[pair.name] else { return nil }
+                guard let value = parameters[pair.name] else {
+                    removed.insert(pair.value)
+                    return nil
+                }
                 return value == before[pair.name] ? pair : Pair(name: pair.name, value: value)
             }
             let added = parameters.keys.filter { before[$0] == nil }.sorted()

@@ -145,6 +145,12 @@ enum ResponseFilter {
                 body, contentType: recorded.headers[field: "Content-Type"], exempt: SecretFilter.exempt(exempt),
                 removed: &removed
             )
+            // Credentials known by their shape, under any name or none.
+            secrets.takeShapedSecrets(in: recorded.url, into: &removed)
+            for header in recorded.headers where header.value != VCRConfiguration.filteredPlaceholder {
+                secrets.takeShapedSecrets(in: header.value, into: &removed)
+            }
+            secrets.takeShapedSecrets(in: body, into: &removed)
         }
         guard !removed.isEmpty else { return body }
         replaceEchoes(of: removed, in: &recorded)
@@ -190,7 +196,10 @@ enum ResponseFilter {
         var recorded = RecordedError(error)
         filterFailingURL(of: &recorded, request: request, configuration: configuration)
         SensitiveData(configuration).hiding(in: &recorded)
-        for (key, value) in recorded.userInfo { recorded.userInfo[key] = requestSecrets.replacingEchoes(in: value) }
+        var removed = requestSecrets
+        let secrets = SecretFilter(configuration: configuration)
+        for value in recorded.userInfo.values { secrets.takeShapedSecrets(in: value, into: &removed) }
+        for (key, value) in recorded.userInfo { recorded.userInfo[key] = removed.replacingEchoes(in: value) }
         return recorded
     }
 

@@ -15,7 +15,7 @@ enum SaveTimeSecretCheck {
             findings += scanner.scan(interaction, request: index + 1)
         }
         guard let first = findings.first else { return }
-        throw error(findings, path: path, request: first)
+        throw error(findings, path: path, request: first, filtersSecrets: configuration.filtersSecrets)
     }
 
     /// What the configuration itself writes instead of a value: its `.replacing` filters' replacements and the
@@ -32,17 +32,29 @@ enum SaveTimeSecretCheck {
         return placeholders
     }
 
-    private static func error(_ findings: [Finding], path: String, request first: Finding) -> VCRError {
+    private static func error(
+        _ findings: [Finding], path: String, request first: Finding, filtersSecrets: Bool
+    ) -> VCRError {
         let shown = findings.prefix(10)
         var lines = ["Not saving \(path): what was recorded holds \(findings.count == 1 ? "a secret" : "\(findings.count) secrets") in clear."]
         for finding in shown {
             lines.append("  \(finding): \(finding.suggestion)")
         }
         if findings.count > shown.count { lines.append("  … and \(findings.count - shown.count) more") }
-        lines.append(
-            "The file on disk is unchanged. Once the secret is filtered, run the test again to record; if the value "
-                + "is not secret (a public test key, a fake token), set checksSecretsOnSave = false for this cassette."
-        )
+        if filtersSecrets {
+            lines.append(
+                "The file on disk is unchanged. Filter what the secure defaults did not reach (secretNames, a filter, "
+                    + "or a sensitiveData placeholder) and run the test again to record; if a value is not secret (a "
+                    + "public test key, a fake token), set checksSecretsOnSave = false for this cassette."
+            )
+        } else {
+            lines.append(
+                "The file on disk is unchanged. filtersSecrets is off for this cassette, so its secrets were not "
+                    + "filtered: turn it on to write them as [FILTERED], or keep a value for the test with a "
+                    + "sensitiveData placeholder. To save values that are not secret as they are (a public test key), "
+                    + "set checksSecretsOnSave = false as well."
+            )
+        }
         return VCRError(
             .secretsFound,
             lines.joined(separator: "\n"),

@@ -90,6 +90,21 @@ struct SecretFilter {
         )
     }
 
+    /// Adds the secrets `text` holds by their shape (``SecretShapes``) to `removed`, whatever they are called, so
+    /// that they are replaced there and wherever else they come back. With the secure defaults on.
+    func takeShapedSecrets(in text: String, into removed: inout SecretValues) {
+        guard filtersSecrets else { return }
+        for match in SecretShapes.matches(in: text, isPlaceholder: { SecretNames.isPlaceholder($0) }) {
+            removed.insert(match.secret)
+        }
+    }
+
+    /// The same for a body read as UTF-8 text (one that is not text holds no shape to find).
+    func takeShapedSecrets(in body: Data, into removed: inout SecretValues) {
+        guard filtersSecrets, !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return }
+        takeShapedSecrets(in: text, into: &removed)
+    }
+
     /// A header value as it is written: a cookie list keeps its names and attributes, every other secret header
     /// becomes the placeholder. Returns the secrets it removed in `removed`.
     func filterHeader(name: String, value: String, removed: inout SecretValues) -> String {
@@ -184,11 +199,20 @@ struct SecretValues {
     }
 
     /// `a=1; b=2` (a `Cookie`) or `session=abc; Path=/; HttpOnly` (a `Set-Cookie`) with each cookie's value written
-    /// as the placeholder: names and attributes stay, so a replayed `Set-Cookie` still parses.
+    /// as the placeholder: names and attributes stay, so a replayed `Set-Cookie` still parses. Several `Set-Cookie`
+    /// fields joined into one (`a=1; Path=/, b=2`, as corelibs hands them over) are taken apart first: every cookie's
+    /// value goes, not only the first one's.
     static func filteringCookies(_ value: String, removed: inout SecretValues) -> String {
         let attributes = SecretNames.cookieAttributes
         let isSetCookie = value.contains { $0 == ";" } && value.split(separator: ";").dropFirst().contains { part in
             attributes.contains(part.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
+        }
+        if !isSetCookie, value.contains(",") {
+            // Cookies joined by commas: each is one `Set-Cookie`.
+            let cookies = setCookies(in: value)
+            if cookies.count > 1 {
+                return cookies.map { filteringCookies(String($0), removed: &removed) }.joined(separator: ",")
+            }
         }
         var parts: [String] = []
         for (index, part) in value.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
@@ -206,6 +230,30 @@ struct SecretValues {
             removed.insert(String(piece[piece.index(after: equals)...]))
             parts.append(name + "=" + VCRConfiguration.filteredPlaceholder)
         }
-        return parts.joined(separator: ";")
+        let filtered = parts.joined(separator: ";")
+        guard isSetCookie, value.contains(",") else { return filtered }
+        // A `Set-Cookie` whose attributes hold a comma may still be several cookies (`a=1; Path=/, b=2; Path=/`).
+        let cookies = setCookies(in: value)
+        guard cookies.count > 1 else { return filtered }
+        return cookies.map { filteringCookies(String($0), removed: &removed) }.joined(separator: ",")
+    }
+
+    /// The cookies of `Set-Cookie` fields joined by commas: a comma starts the next cookie where a cookie name and
+    /// `=` follow it, not inside an `Expires` date (`Expires=Wed, 21 Oct 2026 07:28:00 GMT`).
+    static func setCookies(in value: String) -> [Substring] {
+        var cookies: [Substring] = []
+        var start = value.startIndex
+        var index = value.startIndex
+        while let comma = value[index...].firstIndex(of: ",") {
+            let rest = value[value.index(after: comma)...].drop { $0 == " " || $0 == "\t" }
+            let name = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," }
+            if !name.isEmpty, name.allSatisfy({ !$0.isWhitespace }), rest.dropFirst(name.count).first == "=" {
+                cookies.append(value[start..<comma])
+                start = value.index(after: comma)
+            }
+            index = value.index(after: comma)
+        }
+        cookies.append(value[start...])
+        return cookies
     }
 }

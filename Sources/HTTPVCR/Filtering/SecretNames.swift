@@ -8,14 +8,18 @@ package enum SecretNames {
     // header and parameter of every live request, and String searching cost more than matching the request.
 
     /// Names that are secrets however they are spelled.
+    /// What popular APIs call their keys is here too, where the name does not say "token" or "key": OpenWeatherMap's
+    /// `appid`, Flickr's and Last.fm's `api_sig`, Firebase's `auth`, `credentials`.
     private static let names: Set<[UInt8]> = bytes([
-        "auth", "pwd", "pass", "passwd", "password", "secret", "token", "sig", "signature", "session", "sessionid",
-        "sid", "jwt", "apikey", "cookie", "setcookie",
+        "auth", "pwd", "pass", "passwd", "password", "passcode", "secret", "token", "sig", "apisig", "signature",
+        "session", "sessionid", "sid", "jwt", "apikey", "appid", "credential", "credentials", "cookie", "setcookie",
     ])
-    /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`.
+    /// Parts of names that make them secrets: `access_token`, `client_secret`, `X-Api-Key`, `newPassword`, Edamam's
+    /// `app_key`, Azure's `Ocp-Apim-Subscription-Key`, Datadog's `DD-Application-Key`, OAuth's `consumer_key`.
     private static let fragments: [[UInt8]] = Array(bytes([
-        "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey",
-        "authorization", "sessionid", "sessionkey", "signature",
+        "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "privatekey", "appkey",
+        "applicationkey", "subscriptionkey", "consumerkey", "clientkey", "masterkey", "licensekey", "signingkey",
+        "encryptionkey", "functionskey", "authorization", "sessionid", "sessionkey", "signature",
     ]))
     /// Names with a secret word that describe a secret rather than hold one: `token_type`, `expires_in`,
     /// `pageToken`, `password_required`.

@@ -22,15 +22,20 @@ package struct Finding: Equatable, CustomStringConvertible {
 
     package var description: String { "request \(request): \(location): \(what)" }
 
-    /// The configuration change that keeps this secret out, in words.
+    /// How to filter this secret, and how to keep its value for a test instead, in words.
     package var suggestion: String {
+        let keep = "to keep the value for the test, write a placeholder in its place with "
+            + "VCRConfiguration.sensitiveData (the file keeps the placeholder, the test gets the value)"
         switch remedy {
         case .name(let name):
-            "add \"\(name)\" to VCRConfiguration.secretNames"
+            return "\"\(name)\" names a secret: VCRConfiguration.filtersSecrets (on by default) writes it as "
+                + "[FILTERED]; " + keep
         case .value:
-            "hide the value with VCRConfiguration.sensitiveData, or replace it with a header or body filter"
+            return "a credential by its shape: VCRConfiguration.filtersSecrets (on by default) writes it as "
+                + "[FILTERED] wherever it stands; " + keep
         case .urlPassword:
-            "turn VCRConfiguration.filtersSecrets on, or take the password out in beforeRecordRequest"
+            return "VCRConfiguration.filtersSecrets (on by default) writes it as [FILTERED], or take the password "
+                + "out in beforeRecordRequest"
         }
     }
 }
@@ -46,26 +51,8 @@ package struct SecretScanner {
     /// Exact values (besides the built-in ones) that stand for a removed secret.
     package var extraPlaceholders: Set<String> = []
 
-    /// Each pattern with the text (lowercase) any match of it contains: a regular expression runs only on text that
-    /// has one, which is most of the time none (a scan runs before every save).
-    private let patterns: [(name: String, regex: NSRegularExpression, group: Int, anchors: [StaticString])]
-
     package init(extraPlaceholders: Set<String> = []) {
         self.extraPlaceholders = extraPlaceholders
-        let sources: [(String, String, Int, [StaticString])] = [
-            ("private key block", #"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"#, 0, ["private key"]),
-            ("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, 0, ["eyj"]),
-            ("bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, 1, ["bearer"]),
-            ("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, 0, ["akia", "asia"]),
-            ("GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#, 0, ["gh"]),
-            ("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, 0, ["xox"]),
-            ("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, 0, ["k_live_"]),
-            ("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, 0, ["aiza"]),
-        ]
-        patterns = sources.map { name, pattern, group, anchors in
-            // The patterns are fixed and tested; a failure here is a programming error.
-            (name, try! NSRegularExpression(pattern: pattern), group, anchors)
-        }
     }
 
     // MARK: Placeholders
@@ -308,28 +295,10 @@ package struct SecretScanner {
         }
     }
 
-    /// (pattern name, matched secret) for every token shape in `text`, placeholders left out.
+    /// (shape name, how to show the secret) for every shaped secret in `text` (``SecretShapes``), placeholders
+    /// left out.
     func patternMatches(in text: String) -> [(String, String)] {
-        guard !text.isEmpty else { return [] }
-        let whole = NSRange(text.startIndex..., in: text)
-        var result: [(String, String)] = []
-        for pattern in patterns where pattern.anchors.contains(where: text.containsIgnoringASCIICase) {
-            for match in pattern.regex.matches(in: text, range: whole) {
-                guard let range = Range(match.range(at: pattern.group), in: text) else { continue }
-                let secret = String(text[range])
-                if pattern.name == "bearer token" {
-                    // "Bearer authentication" in prose is not a token: real ones have digits or are long.
-                    guard secret.contains(where: \.isNumber) || secret.count >= 20, !isPlaceholder(secret) else {
-                        continue
-                    }
-                    result.append((pattern.name, "Bearer " + secret))
-                    continue
-                }
-                guard !isPlaceholder(secret) else { continue }
-                result.append((pattern.name, secret))
-            }
-        }
-        return result
+        SecretShapes.matches(in: text, isPlaceholder: isPlaceholder).map { ($0.shape, $0.shown) }
     }
 
     private func abbreviate(_ match: String, kind: String) -> String {

@@ -32,8 +32,19 @@ enum Mismatch {
         return best
     }
 
+    /// The request as messages name it: its method and URL, with what the secure defaults filter (secret-named
+    /// parameters, a URL's password, credentials known by their shape) as `[FILTERED]`. Messages reach CI logs,
+    /// and some name a request before any filter of its cassette ran.
     static func describe(_ request: URLRequest) -> String {
-        "\((request.httpMethod ?? "GET").uppercased()) \(request.url?.absoluteString ?? "(no URL)")"
+        "\((request.httpMethod ?? "GET").uppercased()) \(request.url.map(shown) ?? "(no URL)")"
+    }
+
+    private static func shown(_ url: URL) -> String {
+        let defaults = VCRConfiguration()
+        var removed = SecretValues()
+        let filtered = RequestFilter.filter(url, of: URLRequest(url: url), with: defaults, removed: &removed)
+        SecretFilter(configuration: defaults).takeShapedSecrets(in: filtered.absoluteString, into: &removed)
+        return removed.replacingEchoes(inURL: filtered.absoluteString)
     }
 
     static func describe(_ request: RequestParts) -> String {

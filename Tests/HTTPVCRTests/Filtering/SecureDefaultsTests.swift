@@ -234,10 +234,10 @@ extension VCRTests {
             }
         }
 
-        @Test func aSecretTheFiltersMissFailsTheSaveAndKeepsTheFile() async throws {
+        @Test func aSecretLeftInClearFailsTheSaveAndKeepsTheFile() async throws {
             let folder = try TemporaryFolder()
             let file = folder.url.appendingPathComponent("caught.json")
-            // A JWT under a name that says nothing: no name-based filter catches it, the scanner does.
+            // A JWT with the secure defaults off (they filter it by its shape): the scanner finds it before saving.
             let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLXZhbHVl"
             let url = try HTTPBin.url("/anything?note=\(jwt)")
             try await holdingCassettes {
@@ -246,7 +246,10 @@ extension VCRTests {
                 }
                 let before = try Data(contentsOf: file)
                 do {
-                    try await withCassette("caught", in: folder.path, { $0.recordMode = .all }) { _ in
+                    try await withCassette("caught", in: folder.path, {
+                        $0.recordMode = .all
+                        $0.filtersSecrets = false
+                    }) { _ in
                         _ = try await session.data(from: url)
                     }
                     Issue.record("the save should have failed")
@@ -254,14 +257,18 @@ extension VCRTests {
                     #expect(error.code == .secretsFound)
                     #expect(error.cassettePath == file.path)
                     #expect(error.message.contains("request 1: request URL: JWT"))
+                    // How to filter it, and how to keep the value for the test instead.
+                    #expect(error.message.contains("filtersSecrets is off for this cassette"))
                     #expect(error.message.contains("sensitiveData"))
                     #expect(error.message.contains("checksSecretsOnSave = false"))
+                    #expect(!error.message.contains(jwt))
                 }
                 #expect(try Data(contentsOf: file) == before)
 
                 // Opted out for this cassette: written as recorded.
                 try await withCassette("caught", in: folder.path, {
                     $0.recordMode = .all
+                    $0.filtersSecrets = false
                     $0.checksSecretsOnSave = false
                 }) { _ in _ = try await session.data(from: url) }
                 #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains(jwt))
@@ -269,6 +276,7 @@ extension VCRTests {
                 // Or hidden with a placeholder: saved, and no longer a finding.
                 try await withCassette("caught", in: folder.path, {
                     $0.recordMode = .all
+                    $0.filtersSecrets = false
                     $0.sensitiveData = ["<JWT>": { jwt }]
                 }) { _ in _ = try await session.data(from: url) }
                 #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains(jwt))

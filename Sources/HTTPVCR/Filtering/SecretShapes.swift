@@ -1,0 +1,163 @@
+import Foundation
+
+/// Credentials known by their shape, whatever they are called: private key blocks, JWTs, bearer tokens, AWS access
+/// key IDs, GitHub, Slack and Stripe tokens, Google API keys. The one list: `vcr lint` reports what it finds
+/// (``SecretScanner``), and the recording filters take the same values out, wherever they stand
+/// (``SecretFilter/shapedSecrets(in:into:)``), so that a recording is never refused for a shape it could have
+/// filtered.
+///
+/// Each shape is distinctive enough to have no false positives worth the friction: UUIDs, commit hashes, ETags,
+/// dates and ids match none of them.
+package enum SecretShapes {
+    /// One secret found in a text.
+    package struct Match: Equatable {
+        /// The shape's name, as reports say it: `JWT`, `GitHub token`.
+        package let shape: String
+        /// The secret as it stands in the text: what a filter removes.
+        package let secret: String
+        /// How a report shows it: a private key block by its first line, a bearer token with its scheme.
+        package let shown: String
+    }
+
+    private struct Shape {
+        let name: String
+        let regex: NSRegularExpression
+        /// The capture group that holds the secret (0: the whole match).
+        let group: Int
+        /// Texts one of which every match contains: the regular expression runs only where one is found.
+        let anchors: [[UInt8]]
+        let anchorsIgnoreCase: Bool
+    }
+
+    private static let shapes: [Shape] = {
+        func shape(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false)
+            -> Shape
+        {
+            // The patterns are fixed and tested; a failure here is a programming error.
+            Shape(
+                name: name, regex: try! NSRegularExpression(pattern: pattern), group: group,
+                anchors: anchors.map { Array($0.utf8) }, anchorsIgnoreCase: ignoringCase
+            )
+        }
+        return [
+            // The whole block, to its END line (or the end of the text, for one cut short); in a JSON string its line
+            // breaks are `\n` escapes, which the block takes along.
+            shape(
+                "private key block",
+                #"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN )[\s\S])*?(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\z)"#,
+                anchors: ["-----BEGIN "]
+            ),
+            shape("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, anchors: ["eyJ"]),
+            shape(
+                "bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, group: 1, anchors: ["bearer"],
+                ignoringCase: true
+            ),
+            shape("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, anchors: ["AKIA", "ASIA"]),
+            shape(
+                "GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#,
+                anchors: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
+            ),
+            shape("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, anchors: ["xox"]),
+            shape("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, anchors: ["k_live_"]),
+            shape("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, anchors: ["AIza"]),
+        ]
+    }()
+
+    /// The shapes' names, as Docs/Filters.md lists them.
+    package static var names: [String] { shapes.map(\.name) }
+
+    /// Every shaped secret in `text`, but for the values `isPlaceholder` says stand for one already removed.
+    package static func matches(in text: String, isPlaceholder: (String) -> Bool) -> [Match] {
+        guard !text.isEmpty else { return [] }
+        let candidates = candidateShapes(in: text)
+        guard !candidates.isEmpty else { return [] }
+        let whole = NSRange(text.startIndex..., in: text)
+        var result: [Match] = []
+        for shape in candidates {
+            for match in shape.regex.matches(in: text, range: whole) {
+                guard let range = Range(match.range(at: shape.group), in: text) else { continue }
+                let secret = String(text[range])
+                switch shape.name {
+                case "bearer token":
+                    // "Bearer authentication" in prose is not a token: real ones have digits or are long.
+                    guard secret.contains(where: \.isNumber) || secret.count >= 20, !isPlaceholder(secret) else {
+                        continue
+                    }
+                    result.append(Match(shape: shape.name, secret: secret, shown: "Bearer " + secret))
+                case "private key block":
+                    let firstLine = String(secret.prefix { $0 != "\n" && $0 != "\\" })
+                    result.append(Match(shape: shape.name, secret: secret, shown: firstLine))
+                default:
+                    guard !isPlaceholder(secret) else { continue }
+                    result.append(Match(shape: shape.name, secret: secret, shown: secret))
+                }
+            }
+        }
+        return result
+    }
+
+    /// The shapes whose anchors `text` holds: one pass over its bytes, so that the common case (none) costs no
+    /// regular expression. It runs on every live request's URL and header values.
+    private static func candidateShapes(in text: String) -> [Shape] {
+        var text = text
+        let found = text.withUTF8 { bytes -> [Bool]? in
+            startsAnchor.withUnsafeBufferPointer { startsAnchor -> [Bool]? in
+                var found: [Bool]?
+                for index in bytes.indices where startsAnchor[Int(bytes[index])] {
+                    for anchor in anchorsByFirstByte[Int(bytes[index])] where found?[anchor.shape] != true {
+                        guard startsWith(bytes, at: index, anchor.bytes, ignoringCase: shapes[anchor.shape].anchorsIgnoreCase)
+                        else { continue }
+                        if found == nil { found = Array(repeating: false, count: shapes.count) }
+                        found?[anchor.shape] = true
+                    }
+                }
+                return found
+            }
+        }
+        guard let found else { return [] }
+        return shapes.indices.filter { found[$0] }.map { shapes[$0] }
+    }
+
+    /// Whether a byte starts some anchor: most bytes of a text start none, and are passed at once.
+    private static let startsAnchor: [Bool] = anchorsByFirstByte.map { !$0.isEmpty }
+
+    /// Every shape's anchors, by their first byte (both cases of it for an anchor that ignores case).
+    private static let anchorsByFirstByte: [[(shape: Int, bytes: [UInt8])]] = {
+        var table = Array(repeating: [(shape: Int, bytes: [UInt8])](), count: 256)
+        for (index, shape) in shapes.enumerated() {
+            for anchor in shape.anchors {
+                guard let first = anchor.first else { continue }
+                table[Int(first)].append((index, anchor))
+                if shape.anchorsIgnoreCase, let other = otherCase(first) { table[Int(other)].append((index, anchor)) }
+            }
+        }
+        return table
+    }()
+
+    private static func startsWith(
+        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, _ anchor: [UInt8], ignoringCase: Bool
+    ) -> Bool {
+        guard bytes.count - start >= anchor.count else { return false }
+        for offset in 1..<anchor.count {
+            let candidate = bytes[start + offset]
+            let expected = anchor[offset]
+            guard candidate == expected || (ignoringCase && uppercase(candidate) == uppercase(expected)) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The same letter in the other case; nil for a byte that is no ASCII letter.
+    private static func otherCase(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - 32
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 32
+        default: nil
+        }
+    }
+
+    private static func uppercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+    }
+}
