@@ -134,6 +134,16 @@ public enum VCR {
         guard let file = configuration.cassetteFile else {
             throw VCRError(.cassetteState, "insertCassette needs a cassettePath")
         }
+        // A NUL ends a file name where the system reads it: the file read and the file written would differ.
+        if (configuration.cassettePath ?? "").contains("\0") || configuration.cassettesPath.contains("\0") {
+            let shown = (configuration.cassettePath ?? "").replacingOccurrences(of: "\0", with: "\\0")
+            throw VCRError(
+                .cassetteState,
+                "Cannot insert the cassette \"\(shown)\": a cassette path cannot hold a NUL byte (\\0), which no file "
+                    + "name can. Name the cassette without it.",
+                reason: "NUL in the cassette path"
+            )
+        }
         if !VCRURLProtocol.sharedSessionIsIntercepted && !configuration.allowsUninterceptedSharedSession {
             throw .sharedSessionNotIntercepted(cassettePath: file.path)
         }

@@ -162,8 +162,15 @@ public struct VCRCassetteScope: Sendable {
 
     /// `VCR_RECORD_MODE=new swift test --filter <testFilter>`, when the filter is known, and what it cannot select.
     public var rerecordCommand: String? {
+        rerecordCommand(recordMode: "new")
+    }
+
+    /// The same command with another record mode: `all` records the test anew, every request of it (`new` records
+    /// only what does not match, and replays the rest as it was).
+    public func rerecordCommand(recordMode: String) -> String? {
         testFilter.map { filter in
-            CassetteNaming.rerecordCommand(filter: filter) + (testFilterNote.map { "\n    (\($0))" } ?? "")
+            CassetteNaming.rerecordCommand(filter: filter, recordMode: recordMode)
+                + (testFilterNote.map { "\n    (\($0))" } ?? "")
         }
     }
 }

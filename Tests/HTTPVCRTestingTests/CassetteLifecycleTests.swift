@@ -146,6 +146,31 @@ import Testing
         #expect(lines.last?.hasPrefix("  If the test no longer makes those requests, record it anew: VCR_RECORD_MODE=all") == true)
     }
 
+    @Test func aTestThatFailsAfterReplayingIsToldHowToRecordItAnew() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let url = DogfoodServer.url("/get?lifecycle=stale")
+        try CassetteFile.write(Tape(interactions: [Interaction(
+            chapter: 1,
+            request: RecordedRequest(method: "GET", url: url.absoluteString),
+            response: RecordedResponse(url: url.absoluteString, statusCode: 200)
+        )]), to: folder.url.appendingPathComponent("stale.json"), as: .json)
+        let trait = _CassetteTrait.cassette("stale", recordMode: .none, cassettesPath: folder.path,
+                                            configure: DogfoodServer.configure)
+        let issues = try await issues {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                _ = try await DogfoodServer.session().data(from: url)
+                throw PlannedFailure()  // an expectation on a stale answer
+            }
+        }
+        let warning = try #require(issues.first { $0.severity == .warning })
+        let text = warning.comments.map(\.rawValue).joined()
+        #expect(text.hasPrefix("The test failed after replaying 1 recorded interaction of \(folder.path)/stale.json."))
+        // `new` would replay the same answer again: the command records the test anew.
+        #expect(text.contains("VCR_RECORD_MODE=all swift test --filter CassetteLifecycleTests/"
+            + "aTestThatFailsAfterReplayingIsToldHowToRecordItAnew"))
+    }
+
     @Test func aRecordingTestWhoseRequestsGoAroundHTTPVCRIsToldWhy() async throws {
         let test = try #require(Test.current)
         let folder = TemporaryFolder()

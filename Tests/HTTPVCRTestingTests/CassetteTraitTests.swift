@@ -46,9 +46,13 @@ struct CassetteTraitTests {
         #expect(cassette.configuration.recordMode == (RecordMode.fromEnvironment ?? .all))
     }
 
-    @Test(arguments: ["alice", "bob smith", "c/d"], [1])
+    @Test(arguments: ["alice", "bob smith", "c/d", "example.com"], [1])
     func parameterized(user: String, number: Int) throws {
-        let expected = ["alice": "parameterized-alice-1", "bob smith": "parameterized-bob_smith-1", "c/d": "parameterized-c_d-1"]
+        let expected = [
+            "alice": "parameterized-alice-1", "bob smith": "parameterized-bob_smith-1", "c/d": "parameterized-c_d-1",
+            // A dot in the name is no extension: the file still ends in .json, and `vcr lint` sees it.
+            "example.com": "parameterized-example.com-1",
+        ]
         let active = try #require(VCRActiveCassette.current)
         #expect(active.scope.testName == expected[user])
         #expect(active.cassette.url.lastPathComponent == "\(expected[user]!).json")

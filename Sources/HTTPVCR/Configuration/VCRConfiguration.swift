@@ -21,7 +21,8 @@ public struct VCRConfiguration: Sendable {
     /// The folder relative cassette paths are resolved against. Defaults to `Cassettes` in the current
     /// directory.
     public var cassettesPath: String = FileManager.default.currentDirectoryPath + "/Cassettes"
-    /// The cassette file, relative to ``cassettesPath`` or absolute. Without an extension `.json` is added;
+    /// The cassette file, relative to ``cassettesPath`` or absolute. Without a cassette extension (`.json`, `.plist`,
+    /// `.har`, `.yml`) `.json` is added (`host-example.com` becomes `host-example.com.json`);
     /// `.plist` stores a property list.
     public var cassettePath: String?
     /// Which hosts are intercepted. Default: all of them.
@@ -176,10 +177,16 @@ public struct VCRConfiguration: Sendable {
             let pathExtension = UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])
             let isPlainExtension = dot != segmentStart && !pathExtension.isEmpty
                 && pathExtension.allSatisfy { (Byte.zero...Byte.nine).contains($0) || (0x41...0x5A).contains($0 & ~0x20) }
-            return (isPlainExtension, false)
+            // A dot that ends no cassette extension is part of the name (`host-example.com`): `.json` is added.
+            return (isPlainExtension, isPlainExtension && !Self.isCassetteExtension(String(decoding: pathExtension, as: UTF8.self)))
         }
         guard kind.isPlain else { return nil }
         return kind.needsExtension ? path + ".json" : path
+    }
+
+    /// The extensions a cassette file has: what HTTPVCR writes and the foreign formats it reads.
+    static func isCassetteExtension(_ pathExtension: String) -> Bool {
+        ["json", "plist", "har", "yml", "yaml"].contains(pathExtension.lowercased())
     }
 
     /// `URL`'s resolution: relative folders, `..`, odd extensions.
@@ -188,7 +195,7 @@ public struct VCRConfiguration: Sendable {
         var url = cassettePath.hasPrefix("/")
             ? URL(fileURLWithPath: cassettePath, isDirectory: false)
             : URL(fileURLWithPath: cassettesPath, isDirectory: true).appendingPathComponent(cassettePath, isDirectory: false)
-        if url.pathExtension.isEmpty { url.appendPathExtension("json") }
+        if !Self.isCassetteExtension(url.pathExtension) { url.appendPathExtension("json") }
         return url.standardizedFileURL
     }
 }

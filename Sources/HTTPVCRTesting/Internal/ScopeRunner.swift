@@ -265,8 +265,12 @@ enum ScopeRunner {
         } catch {
             saveError = error
         }
+        let replayed = cassette.playCount
         for failure in failures {
-            report(failureMessage(failure, scope: scope))
+            report(failureMessage(failure, scope: scope, replayedSome: replayed > 0))
+        }
+        if testFailed, failures.isEmpty, replayed > 0, let command = scope.rerecordCommand(recordMode: "all") {
+            warn(staleMessage(replayed: replayed, cassette: cassette, scope: scope, command: command))
         }
         if let saveError {
             report(saveError.message + "\n  test: \(scope.suiteName)/\(scope.testName) (its recordings were not saved)")
@@ -289,13 +293,25 @@ enum ScopeRunner {
             + "test's recording with recordsOnFailure: true.\n  test: \(scope.suiteName)/\(scope.testName)"
     }
 
-    static func failureMessage(_ failure: VCRError, scope: VCRCassetteScope) -> String {
+    /// `replayedSome`: the test's other requests matched recordings. Recording it again with `new` would replay
+    /// their answers again, stale or not: the command records the test anew (`all`).
+    static func failureMessage(_ failure: VCRError, scope: VCRCassetteScope, replayedSome: Bool = false) -> String {
         var message = failure.message
         message += "\n  test: \(scope.suiteName)/\(scope.testName)"
-        if let command = scope.rerecordCommand {
+        if replayedSome, let command = scope.rerecordCommand(recordMode: "all") {
+            message += "\n  To record this test anew (VCR_RECORD_MODE=new would replay its other answers as they were): "
+                + command
+        } else if let command = scope.rerecordCommand {
             message += "\n  To re-record this test: \(command)"
         }
         return message
+    }
+
+    /// For a test that failed after replaying recordings: they may be what is stale.
+    static func staleMessage(replayed: Int, cassette: Cassette, scope: VCRCassetteScope, command: String) -> String {
+        "The test failed after replaying \(replayed) recorded interaction\(replayed == 1 ? "" : "s") of "
+            + "\(cassette.path). If the recordings are stale (the service answers differently now), record the test "
+            + "anew: \(command)\n  test: \(scope.suiteName)/\(scope.testName)"
     }
 
     /// What to tell a test none of whose requests reached its cassette, when that looks like a mistake: its
