@@ -16,14 +16,13 @@ enum BodyRoute {
     /// A download task: the body goes into a file, which the loader hands over when the load finishes.
     case file(DownloadFile)
 
-    /// The route for `protocolInstance`'s task. `mayStream`: whether the body may come in several chunks (which
-    /// route a single chunk takes makes no difference, and finding out costs a look into the loader).
-    static func of(_ protocolInstance: URLProtocol, listener: @autoclosure () -> TaskListener, mayStream: Bool) -> BodyRoute {
+    /// The route for `protocolInstance`'s task, which `listener` listens to.
+    static func of(_ protocolInstance: URLProtocol, listener: TaskListener) -> BodyRoute {
         #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
         if protocolInstance.task is URLSessionDownloadTask { return .file(DownloadFile()) }
-        switch listener() {
+        switch listener {
         case let .sessionDelegate(delegate):
-            return mayStream && delegate is any URLSessionDataDelegate ? .chunks : .whole
+            return delegate is any URLSessionDataDelegate ? .chunks : .whole
         case let .completionHandler(delegate?) where delegate is any URLSessionDataDelegate:
             return .wholeAndChunksToListener
         default:

@@ -34,7 +34,7 @@ final class ClientChannel: @unchecked Sendable {
         var relay: RedirectRelay?
     }
 
-    /// `route` and `listener` are read in `startLoading` (``BodyRoute/of(_:listener:mayStream:)``).
+    /// `route` and `listener` are read in `startLoading` (``BodyRoute/of(_:listener:)``).
     init(
         protocolInstance: VCRURLProtocol,
         redirectHandling: RedirectHandling,

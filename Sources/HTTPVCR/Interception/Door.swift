@@ -54,7 +54,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { _ in receiver }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
         case let .replayNow(chapter):
             defer { cassette.playback.endDirect() }
             for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }
@@ -90,7 +90,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { _ in receiver }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
         case let .replayNow(chapter):
             defer { cassette.playback.endDirect() }
             for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }

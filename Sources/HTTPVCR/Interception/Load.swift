@@ -82,7 +82,7 @@ final class Load: @unchecked Sendable {
         guard let cassette, let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
-        switch cassette.playback.play(filtered, mayHandOverWhole: false, to: { _ in part }) {
+        switch cassette.playback.play(filtered, mayHandOverWhole: false, to: { part }) {
         case .replaying, .replayNow:
             break
         case .record:

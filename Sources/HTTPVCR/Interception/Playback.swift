@@ -124,9 +124,8 @@ final class Playback: @unchecked Sendable {
 
     /// Matches a (filtered) live request against the tape and starts replaying it: hands the chapter back whole,
     /// or queues its scenes for the receiver `makeReceiver` makes (made only then); or says to record or refuse.
-    /// `makeReceiver` is told whether the chapter's body is in several chunks.
     func play(
-        _ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
+        _ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: () -> any SceneReceiver
     ) -> Decision {
         // A chapter handed over whole cannot wait for its scenes to be due.
         let mayHandOverWhole = mayHandOverWhole && policy.timingFactor == nil
@@ -171,7 +170,7 @@ final class Playback: @unchecked Sendable {
         of request: URLRequest,
         mayHandOverWhole: Bool,
         in state: inout State,
-        _ makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
+        _ makeReceiver: () -> any SceneReceiver
     ) -> Decision? {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -193,7 +192,7 @@ final class Playback: @unchecked Sendable {
             }
             deliveries.endDirect()  // nothing was queued meanwhile: the lock is held
         }
-        let receiver = makeReceiver(layout.hasSeveralChunks(chapter, in: scenes))
+        let receiver = makeReceiver()
         enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
         scheduleWakeIfNeeded(&state)
         return .replaying
@@ -229,13 +228,13 @@ final class Playback: @unchecked Sendable {
         _ chapter: Int,
         mayHandOverWhole: Bool,
         in state: inout State,
-        _ makeReceiver: (_ hasSeveralChunks: Bool) -> any SceneReceiver
+        _ makeReceiver: () -> any SceneReceiver
     ) -> Decision {
         if mayHandOverWhole, !asksTheSession(chapter), deliveries.beginDirect() {
             return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
         }
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        let receiver = makeReceiver(layout.hasSeveralChunks(chapter, in: scenes))
+        let receiver = makeReceiver()
         enqueue(state.player.repeatDeliveries(of: chapter, to: receiver), in: &state, counts: false)
         return .replaying
     }

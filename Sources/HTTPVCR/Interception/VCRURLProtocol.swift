@@ -70,9 +70,8 @@ class VCRURLProtocol: URLProtocol {
     /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
     private var loadIfMade: Load?
 
-    /// The load, made on first use. `mayStream`: whether its body may come in several chunks, so that which calls
-    /// the client takes matters (finding out costs a look into the loader).
-    private func load(mayStream: Bool = true) -> Load {
+    /// The load, made on first use.
+    private func load() -> Load {
         if let loadIfMade { return loadIfMade }
         let app = app ?? AppSession(task: task)
         let listener = app.listener()
@@ -80,7 +79,7 @@ class VCRURLProtocol: URLProtocol {
             protocolInstance: self,
             redirectHandling: Self.redirectHandling(for: cassette),
             caller: caller,
-            route: BodyRoute.of(self, listener: listener, mayStream: mayStream),
+            route: BodyRoute.of(self, listener: listener),
             listener: ListenerCalls(app, listener: listener)
         )
         let made = Load(cassette: cassette, app: app, channel: channel, original: request)
@@ -165,8 +164,8 @@ class VCRURLProtocol: URLProtocol {
         // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
         // being cancelled (see CallerTask). Nor a download, whose body goes to a file.
         let mayHandOverWhole = caller?.isCancelled != true && !(task is URLSessionDownloadTask)
-        let decision = cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole) { hasSeveralChunks in
-            self.load(mayStream: hasSeveralChunks).currentPart(sending: live)
+        let decision = cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole) {
+            self.load().currentPart(sending: live)
         }
         switch decision {
         case .replaying:
@@ -194,11 +193,9 @@ class VCRURLProtocol: URLProtocol {
     /// hands over no chapter with a hop, a redirect or a challenge).
     private func handOver(_ chapter: Playback.ReplayedChapter, sending live: URLRequest) {
         guard let client, isTaskLive else { return }
-        let chunks = chapter.positions.lazy.filter { if case .data = chapter.scenes[$0].event { true } else { false } }
         let app = app ?? AppSession(task: task)
         let listener = app.listener()
-        // Which calls a client takes matters only for a body in more than one piece.
-        let route = BodyRoute.of(self, listener: listener, mayStream: !chunks.dropFirst().isEmpty)
+        let route = BodyRoute.of(self, listener: listener)
         let calls = ClientCalls(route: route, listener: ListenerCalls(app, listener: listener))
         var delivery = ClientDelivery(route: route)
         if let sent = Load.Part.sentBody(of: live) { calls.perform(delivery.deliver(sent), on: client, from: self) }

@@ -84,15 +84,4 @@ struct ChapterLayout: Sendable {
             return request
         }
     }
-
-    /// Whether the chapter's body is in more than one chunk.
-    func hasSeveralChunks(_ chapter: Int, in scenes: [Scene]) -> Bool {
-        var chunks = 0
-        for position in scenesOfChapter[chapter] {
-            guard case .data = scenes[position].event else { continue }
-            chunks += 1
-            if chunks > 1 { return true }
-        }
-        return false
-    }
 }
