@@ -102,11 +102,7 @@ public enum VCR {
     /// `startLoading` (swift-corelibs-foundation). Elsewhere scopes insert their cassette for the whole process and
     /// take turns.
     package static var attributesRequestsToTasks: Bool {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        true
-        #else
-        false
-        #endif
+        VCRURLProtocol.platform.attributesRequestsToTasks
     }
 
     /// Set by the test integrations: which test the current task runs (Swift Testing's `Test.current`), nil outside

@@ -7,17 +7,19 @@ import FoundationNetworking
 /// at a redirect or a challenge, on which queue, and who hears of the body and progress. HTTPVCR records through a
 /// session of its own, so everything here is what that session would otherwise decide in the app's place.
 ///
-/// swift-corelibs-foundation only: a protocol reaches its task's session there (``LoaderInternals``). Apple's
+/// swift-corelibs-foundation only: a protocol reaches its task's session there (``CorelibsPlatform``). Apple's
 /// loader keeps the session to itself and asks its delegates itself; there ``session`` is nil, and the load goes
 /// on as the recording session and the tape say.
 final class AppSession: @unchecked Sendable {
     let task: URLSessionTask?
     let session: URLSession?
+    let platform: any LoaderPlatform
 
     /// Read in `startLoading`, on the session's work queue.
-    init(task: URLSessionTask?) {
+    init(task: URLSessionTask?, platform: any LoaderPlatform) {
         self.task = task
-        self.session = task.flatMap(LoaderInternals.session(of:))
+        self.platform = platform
+        self.session = task.flatMap(platform.session(of:))
     }
 
     /// Whether the session is known, and so makes the decisions of its own loader: the delegate's answers at
@@ -47,7 +49,7 @@ final class AppSession: @unchecked Sendable {
     /// `timeoutIntervalForRequest`.
     func timeout(of request: URLRequest) -> TimeInterval {
         guard let configuration = session?.configuration,
-              LoaderInternals.timeoutIsSet(on: request) == false
+              platform.timeoutIsSet(on: request) == false
         else { return request.timeoutInterval }
         return configuration.timeoutIntervalForRequest
     }
@@ -69,6 +71,6 @@ final class AppSession: @unchecked Sendable {
     /// Who hears of the task's body and progress besides its client. Read in `startLoading`, on the work queue.
     func listener() -> TaskListener {
         guard let task, let session else { return .none }
-        return LoaderInternals.listener(of: task, in: session) ?? .none
+        return platform.listener(of: task, in: session)
     }
 }

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Where a load's body goes, decided once in `startLoading` from the task and who listens to it, as the loader's own
-/// protocol would send it.
+/// protocol would send it (``LoaderPlatform/bodyRoute(for:listener:)``).
 enum BodyRoute {
     /// One `didLoad`, just before the end: corelibs keeps only the last for completion handlers and async callers.
     case whole
@@ -15,24 +15,6 @@ enum BodyRoute {
     case wholeAndChunksToListener
     /// A download task: the body goes into a file, which the loader hands over when the load finishes.
     case file(DownloadFile)
-
-    /// The route for `protocolInstance`'s task, which `listener` listens to.
-    static func of(_ protocolInstance: URLProtocol, listener: TaskListener) -> BodyRoute {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        if protocolInstance.task is URLSessionDownloadTask { return .file(DownloadFile()) }
-        switch listener {
-        case let .sessionDelegate(delegate):
-            return delegate is any URLSessionDataDelegate ? .chunks : .whole
-        case let .completionHandler(delegate?) where delegate is any URLSessionDataDelegate:
-            return .wholeAndChunksToListener
-        default:
-            return .whole
-        }
-        #else
-        // Apple's loader hands every client each chunk.
-        return .chunks
-        #endif
-    }
 }
 
 /// Calls the loader's own protocol makes on the delegate that listens to a task, and its client does not: each
@@ -116,7 +98,7 @@ final class DownloadFile: @unchecked Sendable {
 }
 
 extension VCRError {
-    /// A download task where corelibs cannot be handed its file (``LoaderInternals/servesDownloads``).
+    /// A download task where corelibs cannot be handed its file (``LoaderPlatform/servesDownloads``).
     static func downloadsUnsupported(_ request: URLRequest) -> VCRError {
         VCRError(
             .unsupportedRequest,

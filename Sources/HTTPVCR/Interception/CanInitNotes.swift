@@ -17,9 +17,9 @@ struct CanInitNotes {
     /// request is the cassette's at all: run once per request, not again in `startLoading`.
     var beforeRecordRequest: (seen: URLRequest, result: URLRequest)?
 
-    /// Call from `canInit` once the request is known to be ours.
-    func note() {
-        guard let queue = ClientQueue.currentQueue else { return }
+    /// Call from `canInit` once the request is known to be ours; `queue`: the platform's current queue.
+    func note(on queue: OpaquePointer?) {
+        guard let queue else { return }
         Self.registry.withLock { byQueue in
             // The entry of a task that never starts stays until its queue's address is used again. Bounded, far
             // above the requests a process has between canInit and startLoading at once.
@@ -29,8 +29,8 @@ struct CanInitNotes {
     }
 
     /// Call from `startLoading`: what `canInit` noted for this request, if anything.
-    static func take() -> CanInitNotes? {
-        guard let queue = ClientQueue.currentQueue else { return nil }
+    static func take(on queue: OpaquePointer?) -> CanInitNotes? {
+        guard let queue else { return nil }
         return registry.withLock { $0.removeValue(forKey: queue) }
     }
 

@@ -4,15 +4,15 @@ import FoundationNetworking
 #endif
 
 /// The client end of one load: tells the URL loading system's client what the player or the recorder produces,
-/// once, in order, on the queue it must be told on (``ClientQueue``), and nothing once the load stopped or its task
-/// is being cancelled (``VCRURLProtocol/isTaskLive``).
+/// once, in order, on the queue it must be told on (``ClientQueue``, captured from the platform), and nothing once
+/// the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
 ///
 /// How events become client calls is ``ClientDelivery``'s and ``ClientCalls``'. A redirect hop is reported only
 /// where the loader takes hops (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the
 /// channel of the protocol the loader starts for the next request, through a ``RedirectRelay``.
 final class ClientChannel: @unchecked Sendable {
-    /// Created in `startLoading`, on the queue client callbacks must use.
-    let clientQueue = ClientQueue()
+    /// Captured in `startLoading`, on the queue client callbacks must use.
+    let clientQueue: any ClientQueue
     let redirectHandling: RedirectHandling
     private let calls: ClientCalls
     /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
@@ -34,18 +34,18 @@ final class ClientChannel: @unchecked Sendable {
         var relay: RedirectRelay?
     }
 
-    /// `route` and `listener` are read in `startLoading` (``BodyRoute/of(_:listener:)``).
+    /// Make in `startLoading`: it captures where the client is to be called.
     init(
         protocolInstance: VCRURLProtocol,
         redirectHandling: RedirectHandling,
         caller: CallerTask?,
-        route: BodyRoute,
-        listener: ListenerCalls?
+        calls: ClientCalls
     ) {
+        self.clientQueue = calls.platform.clientQueue()
         self.redirectHandling = redirectHandling
         self.caller = caller
-        self.calls = ClientCalls(route: route, listener: listener)
-        self.state = Locked(State(protocolInstance: protocolInstance, delivery: ClientDelivery(route: route)))
+        self.calls = calls
+        self.state = Locked(State(protocolInstance: protocolInstance, delivery: ClientDelivery(route: calls.route)))
     }
 
     // MARK: The client end
@@ -71,13 +71,15 @@ final class ClientChannel: @unchecked Sendable {
 
     /// Stores the cookies a hop or a held response sets, as the loader does before it goes on.
     func storeCookies(of response: HTTPURLResponse) {
-        guard CookieJar.setsCookies(response) else { return }
-        state.withLock { $0.protocolInstance }?.storeCookies(of: response)
+        guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.protocolInstance }) else { return }
+        calls.storeCookies(of: response, from: instance)
     }
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
     func addingCookies(to request: URLRequest) -> URLRequest {
-        guard let instance = state.withLock({ $0.protocolInstance }), let jar = CookieJar(for: instance) else {
+        guard let instance = state.withLock({ $0.protocolInstance }),
+              let jar = CookieJar(for: instance, on: calls.platform)
+        else {
             return request
         }
         return jar.addingCookies(to: request)
@@ -97,7 +99,7 @@ final class ClientChannel: @unchecked Sendable {
         if let relay = state.withLock({ $0.relay }) { return relay.pass(event) }
         if case let .redirect(hop, target, method) = event {
             // Stored now, whether the hop is reported or followed here: the next request must carry them.
-            if CookieJar.setsCookies(hop) { state.withLock { $0.protocolInstance }?.storeCookies(of: hop) }
+            storeCookies(of: hop)
             return reportRedirect(hop, to: target, method: method)
         }
         toClient(ending: event.isEnd) { [self] instance, client in

@@ -117,6 +117,19 @@ struct ClientCalls {
     let route: BodyRoute
     /// Who hears of progress and chunks besides the client, if anyone.
     let listener: ListenerCalls?
+    let platform: any LoaderPlatform
+
+    /// The calls for a load of `app`'s task, which `listener` listens to. Made in `startLoading`.
+    init(_ app: AppSession, listener: TaskListener) {
+        self.route = app.platform.bodyRoute(for: app.task, listener: listener)
+        self.listener = ListenerCalls(app, listener: listener)
+        self.platform = app.platform
+    }
+
+    /// Stores the cookies a response or hop sets in the session's storage, as the native loader would.
+    func storeCookies(of response: HTTPURLResponse, from protocolInstance: URLProtocol) {
+        CookieJar(for: protocolInstance, on: platform)?.store(response)
+    }
 
     func perform(
         _ delivered: ClientDelivery.Delivered, on client: any URLProtocolClient, from protocolInstance: URLProtocol
@@ -125,7 +138,7 @@ struct ClientCalls {
         switch event {
         case let .response(response, setsCookies):
             // Cookies first: a completion handler may make the next request as soon as it is told.
-            if setsCookies { protocolInstance.storeCookies(of: response) }
+            if setsCookies { storeCookies(of: response, from: protocolInstance) }
             if case let .file(file) = route { file.expected = response.expectedContentLength }
             client.urlProtocol(protocolInstance, didReceive: response, cacheStoragePolicy: .notAllowed)
         case let .data(data):
@@ -147,19 +160,19 @@ struct ClientCalls {
                 if let error = file.finish() {
                     return client.urlProtocol(protocolInstance, didFailWithError: VCRError.downloadNotWritten(file, error))
                 }
-                LoaderInternals.setDownloadedFile(file.url, of: protocolInstance)
+                platform.setDownloadedFile(file.url, of: protocolInstance)
             }
             guard delivered.endsOnChallenge, let task = protocolInstance.task,
                   let response = task.response as? HTTPURLResponse, let session = listener?.session
-                    ?? LoaderInternals.session(of: task)
+                    ?? platform.session(of: task)
             else { return client.urlProtocolDidFinishLoading(protocolInstance) }
-            LoaderInternals.finishWithoutChallenge(task, session: session, response: response) {
+            platform.finishWithoutChallenge(task, session: session, response: response) {
                 client.urlProtocolDidFinishLoading(protocolInstance)
             }
         case let .fail(error):
             if let body = delivered.body { client.urlProtocol(protocolInstance, didLoad: body) }
             if case let .file(file) = route { _ = file.finish() }
-            if let task = protocolInstance.task { LoaderInternals.setError(error, on: task) }
+            if let task = protocolInstance.task { platform.setError(error, on: task) }
             client.urlProtocol(protocolInstance, didFailWithError: error)
         }
     }

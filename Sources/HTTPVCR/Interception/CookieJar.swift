@@ -9,28 +9,21 @@ import FoundationNetworking
 ///
 /// A custom protocol's responses never reach the session's storage by themselves: swift-corelibs-foundation
 /// stores cookies in its libcurl handle, and adds the `Cookie` header only when a task is created (so the first
-/// request of a load has it already). Its session is internal to the task (``LoaderInternals``), looked up only once
-/// a response has a cookie to store. Elsewhere the protocol cannot see the session; the shared storage is used, as
-/// other stubbing libraries do (unverified: no Mac has run it yet).
+/// request of a load has it already). Which storage is the platform's say (``LoaderPlatform/cookieStorage(for:)``),
+/// looked up only once a response has a cookie to store: corelibs' session's own, read from the task; on Apple
+/// platforms, where the protocol cannot see its session, the shared storage, as other stubbing libraries use
+/// (unverified: no Mac has run it yet).
 struct CookieJar {
     private let storage: HTTPCookieStorage
     private let setsCookies: Bool
 
     /// nil when the session keeps no cookies (no storage, or an accept policy of `.never`).
-    init?(for protocolInstance: URLProtocol) {
-        guard protocolInstance.request.httpShouldHandleCookies else { return nil }
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        guard let task = protocolInstance.task, let session = LoaderInternals.session(of: task) else { return nil }
-        let configuration = session.configuration
-        guard configuration.httpCookieAcceptPolicy != .never, let storage = configuration.httpCookieStorage else {
-            return nil
-        }
+    init?(for protocolInstance: URLProtocol, on platform: any LoaderPlatform) {
+        guard protocolInstance.request.httpShouldHandleCookies,
+              let (storage, setsCookies) = platform.cookieStorage(for: protocolInstance)
+        else { return nil }
         self.storage = storage
-        self.setsCookies = configuration.httpShouldSetCookies
-        #else
-        self.storage = HTTPCookieStorage.shared
-        self.setsCookies = true
-        #endif
+        self.setsCookies = setsCookies
     }
 
     /// Whether `response` sets a cookie: the common case, none, costs no session lookup.
@@ -55,13 +48,5 @@ struct CookieJar {
         var request = request
         request.setValue(header, forHTTPHeaderField: "Cookie")
         return request
-    }
-
-}
-
-extension URLProtocol {
-    /// Stores the cookies a response or hop sets in the session's storage, as the native loader would.
-    func storeCookies(of response: HTTPURLResponse) {
-        CookieJar(for: self)?.store(response)
     }
 }

@@ -3,25 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How a redirect hop reaches the URL loading system's client.
-enum RedirectHandling: Sendable {
-    /// Follow the chain inside the protocol and hand the client only the final response. Linux: corelibs traps
-    /// on `wasRedirectedTo` ("doesn't currently handle redirects directly").
-    case followInProtocol
-    /// Report each hop with `wasRedirectedTo`, then hand over the 3xx and finish, as Apple's loader expects: it
-    /// asks the session delegate, stops this protocol and starts a new one for the next request, or, when the
-    /// delegate refuses, ends the task with the 3xx.
-    case reportToClient
-
-    static var platformDefault: RedirectHandling {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        .followInProtocol
-        #else
-        .reportToClient
-        #endif
-    }
-}
-
 /// Chapters whose rest is waiting for the request a reported hop leads to.
 ///
 /// A tape keeps a request's hops in one chapter (the recorder's session followed them). When a hop is reported,

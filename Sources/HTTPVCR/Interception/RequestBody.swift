@@ -6,8 +6,10 @@ import FoundationNetworking
 /// Finds a live request's body wherever the platform put it.
 enum RequestBody {
     /// `httpBody` (Linux), `httpBodyStream` (Apple platforms), or, for upload tasks on Linux where neither is
-    /// set, the body the task itself holds. Fails rather than send or record an upload without its body.
-    static func read(request: URLRequest, task: URLSessionTask?) -> Result<Data?, VCRError> {
+    /// set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``). Fails rather than send or record an upload without its body.
+    static func read(
+        request: URLRequest, task: URLSessionTask?, platform: any LoaderPlatform
+    ) -> Result<Data?, VCRError> {
         if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
@@ -17,7 +19,7 @@ enum RequestBody {
             return .success(nil)
         }
         let isUpload = task is URLSessionUploadTask
-        switch uploadBody(of: task) {
+        switch platform.uploadBody(of: task) {
         case let .data(data)?:
             return .success(data)
         case let .file(url)?:
@@ -53,39 +55,5 @@ enum RequestBody {
             data.append(buffer, count: count)
         }
         return data
-    }
-
-    enum UploadBody {
-        case data(Data)
-        case file(URL)
-        case stream(InputStream)
-    }
-
-    /// swift-corelibs-foundation keeps an upload's body in the task's internal `knownBody` and never shows it
-    /// to a URLProtocol; reflection is the only way to reach it.
-    static func uploadBody(of task: URLSessionTask) -> UploadBody? {
-        var mirror: Mirror? = Mirror(reflecting: task)
-        while let current = mirror {
-            if let child = current.children.first(where: { $0.label == "knownBody" }) {
-                return body(in: child.value)
-            }
-            mirror = current.superclassMirror
-        }
-        return nil
-    }
-
-    private static func body(in value: Any) -> UploadBody? {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            return mirror.children.first.flatMap { body(in: $0.value) }
-        }
-        guard let (label, payload) = mirror.children.first.map({ ($0.label, $0.value) }) else { return nil }
-        switch (label, payload) {
-        case let ("data", data as Data): return .data(data)
-        case let ("data", data as DispatchData): return .data(Data(data))
-        case let ("file", url as URL): return .file(url)
-        case let ("stream", stream as InputStream): return .stream(stream)
-        default: return nil
-        }
     }
 }

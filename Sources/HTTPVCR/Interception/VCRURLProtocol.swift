@@ -8,27 +8,24 @@ import FoundationNetworking
 /// playback hands back whole is given to the client right here (``handOver(_:)``).
 ///
 /// State that outlives `startLoading` lives in a ``ClientChannel`` behind a lock; the class itself is not
-/// `Sendable`. Not final: tests subclass it to drive the redirect handling of another platform.
+/// `Sendable`. Not final: tests subclass it to drive another platform's loader (``platform``).
 class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
     static let passThroughKey = "HTTPVCR.passThrough"
 
-    /// Registers the class with the URL loading system, once, ahead of the native HTTP protocol.
-    ///
-    /// swift-corelibs-foundation's `registerClass` appends, and the first `URLSession` registers the native
-    /// classes: a class appended after them is never consulted for http(s). So the natives (the classes a
-    /// `.default` configuration names) are taken out, this class registered, and the natives put back after it.
-    /// Apple's `registerClass` puts the newest class first already.
-    private static let registration: Void = {
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        let natives = URLSessionConfiguration.default.protocolClasses ?? []
-        for native in natives { URLProtocol.unregisterClass(native) }
-        _ = URLProtocol.registerClass(VCRURLProtocol.self)
-        for native in natives { _ = URLProtocol.registerClass(native) }
+    /// The loader this class serves, and everything HTTPVCR needs of it beyond `URLProtocol`'s contract.
+    class var platform: any LoaderPlatform { native }
+
+    private static let native: any LoaderPlatform = {
+        #if canImport(FoundationNetworking)
+        CorelibsPlatform()
         #else
-        _ = URLProtocol.registerClass(VCRURLProtocol.self)
+        ApplePlatform()
         #endif
     }()
+
+    /// Registers the class with the URL loading system, once, ahead of the native HTTP protocol.
+    private static let registration: Void = native.register(VCRURLProtocol.self)
 
     /// Registers the class with the URL loading system, once, and makes `URLSession.shared` if nothing has yet.
     static func register() { _ = sharedSessionIsIntercepted }
@@ -38,24 +35,13 @@ class VCRURLProtocol: URLProtocol {
     /// here otherwise, right after registering, so that nothing later can make it without this class.
     static let sharedSessionIsIntercepted: Bool = {
         registration
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        let classes = URLSession.shared.configuration.protocolClasses ?? []
-        guard let ours = classes.firstIndex(where: { $0 == VCRURLProtocol.self }) else { return false }
-        let natives = URLSessionConfiguration.default.protocolClasses ?? []
-        return !classes[..<ours].contains { registered in natives.contains { $0 == registered } }
-        #else
-        return true
-        #endif
+        return native.sharedSessionAsks(VCRURLProtocol.self)
     }()
-
-    /// How redirect hops can reach the client: reported where the loader takes `wasRedirectedTo` (Apple's),
-    /// followed inside the protocol where it does not (swift-corelibs-foundation).
-    class var redirectHandling: RedirectHandling { .platformDefault }
 
     /// How hops reach this client: reported only where the loader takes them and the cassette asks for it
     /// (``VCRConfiguration/reportsRedirectHops``).
     static func redirectHandling(for cassette: Cassette?) -> RedirectHandling {
-        guard redirectHandling == .reportToClient, cassette?.configuration.reportsRedirectHops == true else {
+        guard platform.redirectHandling == .reportToClient, cassette?.configuration.reportsRedirectHops == true else {
             return .followInProtocol
         }
         return .reportToClient
@@ -73,14 +59,13 @@ class VCRURLProtocol: URLProtocol {
     /// The load, made on first use.
     private func load() -> Load {
         if let loadIfMade { return loadIfMade }
-        let app = app ?? AppSession(task: task)
+        let app = app ?? AppSession(task: task, platform: Self.platform)
         let listener = app.listener()
         let channel = ClientChannel(
             protocolInstance: self,
             redirectHandling: Self.redirectHandling(for: cassette),
             caller: caller,
-            route: BodyRoute.of(self, listener: listener),
-            listener: ListenerCalls(app, listener: listener)
+            calls: ClientCalls(app, listener: listener)
         )
         let made = Load(cassette: cassette, app: app, channel: channel, original: request)
         loadIfMade = made
@@ -100,7 +85,7 @@ class VCRURLProtocol: URLProtocol {
             return false
         case .unattributed:
             // Refused in startLoading, where the client can be told.
-            CanInitNotes(attribution: attribution, caller: .current).note()
+            CanInitNotes(attribution: attribution, caller: .current).note(on: platform.currentQueue)
             return true
         case let .cassette(attributed):
             cassette = attributed
@@ -113,7 +98,7 @@ class VCRURLProtocol: URLProtocol {
         guard intercepts
             || (redirectHandling(for: cassette) == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
         else { return false }
-        notes.note()
+        notes.note(on: platform.currentQueue)
         return true
     }
 
@@ -121,8 +106,9 @@ class VCRURLProtocol: URLProtocol {
 
     override func startLoading() {
         // Ending the task must not resume an async caller here, on the work queue (see CallerTask).
-        if let task { LoaderInternals.resumesCallerOffWorkQueue(task) }
-        let notes = CanInitNotes.take()
+        let platform = Self.platform
+        if let task { platform.resumesCallerOffWorkQueue(task) }
+        let notes = CanInitNotes.take(on: platform.currentQueue)
         caller = notes?.caller
         switch notes?.attribution {
         case let .cassette(noted)?:
@@ -135,21 +121,19 @@ class VCRURLProtocol: URLProtocol {
             // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
             cassette = VCR.cassette
         }
-        #if canImport(FoundationNetworking) && !HTTPVCR_APPLE_PATHS
-        if task is URLSessionDownloadTask, !LoaderInternals.servesDownloads {
+        if task is URLSessionDownloadTask, !platform.servesDownloads {
             return channel.send(.fail(VCRError.downloadsUnsupported(request)))
         }
-        #endif
         if let cassette, Self.redirectHandling(for: cassette) == .reportToClient,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
             channel.reportRedirects(to: cassette.redirectHandoffs)
             return previous.handOff(to: channel)
         }
-        let app = AppSession(task: task)
+        let app = AppSession(task: task, platform: platform)
         self.app = app
         var live = app.addingSessionHeaders(to: request)
-        switch RequestBody.read(request: request, task: task) {
+        switch RequestBody.read(request: request, task: task, platform: platform) {
         case let .success(body?) where live.httpBody == nil: live.httpBody = body
         case .success: break
         case let .failure(error): return channel.send(.fail(error))
@@ -193,11 +177,9 @@ class VCRURLProtocol: URLProtocol {
     /// hands over no chapter with a hop, a redirect or a challenge).
     private func handOver(_ chapter: Playback.ReplayedChapter, sending live: URLRequest) {
         guard let client, isTaskLive else { return }
-        let app = app ?? AppSession(task: task)
-        let listener = app.listener()
-        let route = BodyRoute.of(self, listener: listener)
-        let calls = ClientCalls(route: route, listener: ListenerCalls(app, listener: listener))
-        var delivery = ClientDelivery(route: route)
+        let app = app ?? AppSession(task: task, platform: Self.platform)
+        let calls = ClientCalls(app, listener: app.listener())
+        var delivery = ClientDelivery(route: calls.route)
         if let sent = Load.Part.sentBody(of: live) { calls.perform(delivery.deliver(sent), on: client, from: self) }
         for position in chapter.positions {
             guard let event = ClientEvent(chapter.scenes[position].event, fallbackURL: request.url) else { continue }

@@ -5,7 +5,7 @@
 
 /// A stored property of a type HTTPVCR does not own, found by name in the runtime's field records, once, and read
 /// or written through the type those records give it: never a guessed layout. A field that was renamed or retyped
-/// is not found, and its user degrades (``LoaderInternals`` says so once).
+/// is not found, and its user degrades (``CorelibsPlatform`` says so once).
 struct StoredField: @unchecked Sendable {
     /// From the start of the instance (classes) or of the value (structs).
     let offset: Int

@@ -1,7 +1,5 @@
-// Checks that only Apple's URL loading system can answer, run by scripts/test-apple on a Mac. Compiled on Linux
-// only with HTTPVCR_APPLE_PATHS (so that they at least build in CI), and never run there: corelibs' loader is not
-// the one they check.
-#if !canImport(FoundationNetworking) || HTTPVCR_APPLE_PATHS
+// Checks that only Apple's URL loading system can answer, run by scripts/test-apple on a Mac. Compiled everywhere,
+// so that CI builds them, and enabled only where Apple's loader is: corelibs' is not the one they check.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +9,8 @@ import Testing
 import HTTPBinTestSupport
 
 extension VCRTests {
-    @Suite struct AppleLoaderChecks {
+    @Suite(.enabled(if: VCRURLProtocol.platform is ApplePlatform, "checks Apple's URL loading system"))
+    struct AppleLoaderChecks {
         /// Decides every hop as told, and notes what it was asked.
         final class RedirectDecider: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
             enum Decision { case follow, refuse, modify(URL) }
@@ -157,4 +156,3 @@ extension VCRTests {
         }
     }
 }
-#endif

@@ -7,35 +7,27 @@ import Testing
 import HTTPBinTestSupport
 
 extension VCRTests {
-    /// What differs between Linux and Apple platforms, driven through ``LoaderDouble`` (which stands in for either
-    /// loader). CI runs these twice: as built for Linux, and built with `HTTPVCR_APPLE_PATHS`, which compiles the
-    /// Apple branches on Linux (scripts/test-apple-paths).
+    /// What differs between Apple's loader and corelibs', driven through ``LoaderDouble`` with each platform's
+    /// implementation (``ApplePlatform``, ``CorelibsPlatform``) swapped in by protocol class.
     @Suite struct ApplePathTests {
-        static var isApplePath: Bool {
-            #if HTTPVCR_APPLE_PATHS || !canImport(FoundationNetworking)
-            true
-            #else
-            false
-            #endif
-        }
-
-        @Test func chunksReachALoaderThatTakesThemOneByOne() async throws {
+        @Test(arguments: DoubledLoader.allCases)
+        func chunksReachALoaderThatTakesThemOneByOne(_ loader: DoubledLoader) async throws {
             let folder = try TemporaryFolder()
             let url = try HTTPBin.url("/stream/5")
             try await holdingCassettes {
                 let recorded = try await withCassette("stream", in: folder.path) { _ in
-                    await LoaderDouble().load(URLRequest(url: url))
+                    await LoaderDouble(loader).load(URLRequest(url: url))
                 }
                 let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("stream.json")).tape
                 let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
-                    await LoaderDouble().load(URLRequest(url: url))
+                    await LoaderDouble(loader).load(URLRequest(url: url))
                 }
                 #expect(recorded.body == tape.interactions[0].body)
                 #expect(replayed.body == tape.interactions[0].body)
                 #expect(tape.interactions[0].chunks.count > 1, "httpbin sent /stream/5 in one piece")
                 // Apple's loader hands every didLoad on; a corelibs task with no session behind it (this double)
                 // is given the body in one piece.
-                let expected = Self.isApplePath ? tape.interactions[0].chunks : [tape.interactions[0].body]
+                let expected = loader == .apple ? tape.interactions[0].chunks : [tape.interactions[0].body]
                 #expect(recorded.chunks == expected)
                 #expect(replayed.chunks == expected)
                 // Every client call where the loader started the protocol, recording (the answer comes from the
@@ -45,28 +37,59 @@ extension VCRTests {
             }
         }
 
-        @Test func cookiesGoWhereThePlatformKeepsThem() async throws {
+        @Test(arguments: DoubledLoader.allCases)
+        func cookiesGoWhereThePlatformKeepsThem(_ loader: DoubledLoader) async throws {
             let folder = try TemporaryFolder()
-            let cookie = try SharedStorageCookie(prefix: "applepath")
+            let cookie = try SharedStorageCookie(prefix: "applepath-\(loader)")
             defer { cookie.forget() }
             let request = URLRequest(url: cookie.url)
             try await holdingCassettes {
-                _ = try await withCassette("cookie", in: folder.path) { _ in await LoaderDouble().load(request) }
+                _ = try await withCassette("cookie", in: folder.path) { _ in await LoaderDouble(loader).load(request) }
                 // Apple platforms: the shared storage, as stubbing libraries do (a protocol cannot see its session).
                 // Linux: the session's own storage, read from the task; this double has none, so nothing is stored.
-                #expect(try cookie.stored().count == (Self.isApplePath ? 1 : 0))
+                #expect(try cookie.stored().count == (loader == .apple ? 1 : 0))
                 cookie.forget()
                 _ = try await withCassette("cookie", in: folder.path, { $0.recordMode = .none }) { _ in
-                    await LoaderDouble().load(request)
+                    await LoaderDouble(loader).load(request)
                 }
-                #expect(try cookie.stored().count == (Self.isApplePath ? 1 : 0), "replayed too")
+                #expect(try cookie.stored().count == (loader == .apple ? 1 : 0), "replayed too")
             }
         }
 
         @Test func hopsAreReportedOnlyWhereTheLoaderTakesThemAndTheCassetteAsks() {
-            let cassetteAsks = VCRConfiguration()
-            #expect(!cassetteAsks.reportsRedirectHops, "off by default")
-            #expect(RedirectHandling.platformDefault == (Self.isApplePath ? .reportToClient : .followInProtocol))
+            #expect(!VCRConfiguration().reportsRedirectHops, "off by default")
+            #expect(AppleLoaderProtocol.platform.redirectHandling == .reportToClient)
+            #expect(AppleLoaderProtocol.redirectHandling(for: nil) == .followInProtocol, "not asked for")
+            #if canImport(FoundationNetworking)
+            #expect(VCRURLProtocol.platform.redirectHandling == .followInProtocol, "corelibs traps on a reported hop")
+            #endif
+        }
+
+        /// On Linux every internal HTTPVCR relies on is where it expects: nothing degrades.
+        @Test func theNativePlatformFindsEverythingItReliesOn() {
+            #if canImport(FoundationNetworking)
+            let internals = CorelibsPlatform.internals
+            #expect(internals.degraded.isEmpty, "\(internals.degraded)")
+            #expect(internals.taskSession != nil)
+            #expect(internals.taskResponse != nil)
+            #expect(internals.taskError != nil)
+            #expect(internals.taskInlineCompletion != nil)
+            #expect(internals.taskKnownBody != nil)
+            #expect(internals.registryTable != nil)
+            #expect(internals.protocolProperties != nil)
+            #expect(internals.requestTimeoutIsSet != nil)
+            #expect(internals.dispatch != nil)
+            #expect(VCRURLProtocol.platform.attributesRequestsToTasks)
+            #expect(VCRURLProtocol.platform.servesDownloads)
+            #else
+            #expect(!VCRURLProtocol.platform.attributesRequestsToTasks)
+            #endif
+        }
+
+        @Test func whatAPlatformLacksIsSaidOnceNamingWhatDegrades() {
+            #expect(PlatformReport.message("loader", lacking: []) == nil)
+            #expect(PlatformReport.message("loader", lacking: ["A.b: c degrades", "D.e: f degrades"])
+                == "HTTPVCR: this loader lacks what HTTPVCR relies on, so it degrades: A.b: c degrades; D.e: f degrades.")
         }
     }
 }

@@ -68,7 +68,7 @@ extension VCRTests {
             let session = appSession(delegate: delegate)
             let url = try HTTPBin.url("/bytes/5000?seed=3")
             let runs = try await liveRecordReplay {
-                try await delegate.run(session.downloadTask(with: url))
+                await delegate.run(session.downloadTask(with: url))
             }
             #expect(runs[0].file.count == 5000)
             #expect(runs[0].written == 5000)
@@ -86,7 +86,7 @@ extension VCRTests {
             let delegate = DownloadLog()
             let session = appSession(delegate: delegate)
             let url = try HTTPBin.url("/gzip")
-            let runs = try await liveRecordReplay { try await delegate.run(session.downloadTask(with: url)) }
+            let runs = try await liveRecordReplay { await delegate.run(session.downloadTask(with: url)) }
             #expect(runs[0].file.json?["gzipped"] as? Bool == true)
             #expect(runs[0].written == Int64(runs[0].file.count))
             #expect(runs[1].file == runs[0].file)

@@ -6,18 +6,36 @@ import Testing
 @testable import HTTPVCR
 import HTTPBinTestSupport
 
-/// The protocol as Apple platforms get it: hops reported with `wasRedirectedTo` instead of followed inside.
-final class HopReportingProtocol: VCRURLProtocol {
-    override class var redirectHandling: RedirectHandling { .reportToClient }
+/// The protocol as Apple platforms get it: Apple's loader around it (hops reported with `wasRedirectedTo` instead
+/// of followed inside, every chunk handed on, cookies in the shared storage, client calls on the loader's thread).
+final class AppleLoaderProtocol: VCRURLProtocol {
+    override class var platform: any LoaderPlatform { ApplePlatform() }
+}
+
+/// The loaders ``LoaderDouble`` stands in for.
+enum DoubledLoader: CaseIterable, CustomTestStringConvertible {
+    /// Apple's, as ``AppleLoaderProtocol`` serves it.
+    case apple
+    /// swift-corelibs-foundation's, as ``VCRURLProtocol`` serves it here (a protocol with no task behind it).
+    case corelibs
+
+    var protocolClass: VCRURLProtocol.Type {
+        switch self {
+        case .apple: AppleLoaderProtocol.self
+        case .corelibs: VCRURLProtocol.self
+        }
+    }
+
+    var testDescription: String { "\(self)" }
 }
 
 /// Stands in for Apple's URL loading system, which corelibs cannot be here (its client traps on
-/// `wasRedirectedTo`). It does what Apple documents and what stub libraries rely on: on `wasRedirectedTo` it
-/// either follows the hop (stops the protocol, ignores anything that protocol says after, and starts a new one
-/// for the next request) or, like a delegate that refuses redirects, ignores the report and ends the task with
-/// the 3xx that follows it. Protocols start where the platform's loader starts them (a serial queue on Linux, a
-/// thread that runs a run loop on Apple platforms and with `HTTPVCR_APPLE_PATHS`); client calls may arrive from any
-/// thread, and those that do not come from there are counted (Apple asks for that thread).
+/// `wasRedirectedTo`), or for corelibs' own. It does what Apple documents and what stub libraries rely on: on
+/// `wasRedirectedTo` it either follows the hop (stops the protocol, ignores anything that protocol says after, and
+/// starts a new one for the next request) or, like a delegate that refuses redirects, ignores the report and ends
+/// the task with the 3xx that follows it. Protocols start where the loader starts them (a thread that runs a run
+/// loop for Apple's, a serial queue for corelibs'); client calls may arrive from any thread, and those that do not
+/// come from there are counted (Apple asks for that thread).
 final class LoaderDouble: @unchecked Sendable {
     struct Hop: Equatable {
         let status: Int
@@ -39,20 +57,24 @@ final class LoaderDouble: @unchecked Sendable {
     }
 
     let followsRedirects: Bool
-    /// Where protocols start, as each platform's loader starts them: a thread that runs a run loop (Apple), a
-    /// serial work queue (corelibs).
-    #if HTTPVCR_APPLE_PATHS || !canImport(FoundationNetworking)
-    static let thread = RunLoopThread(name: "LoaderDouble.loader")
-    #else
-    static let thread = SerialQueue(label: "LoaderDouble.work")
-    #endif
+    let protocolClass: VCRURLProtocol.Type
+    /// Where protocols start, as each loader starts them: a thread that runs a run loop (Apple), a serial work
+    /// queue (corelibs).
+    let thread: any LoaderThread
+    private static let appleThread = RunLoopThread(name: "LoaderDouble.loader")
+    private static let corelibsQueue = SerialQueue(label: "LoaderDouble.work")
     private let lock = NSLock()
     private var current: URLProtocol?
     private var outcome = Outcome()
     private var continuation: CheckedContinuation<Outcome, Never>?
 
-    init(followsRedirects: Bool = true) {
+    init(_ loader: DoubledLoader = .apple, followsRedirects: Bool = true) {
         self.followsRedirects = followsRedirects
+        self.protocolClass = loader.protocolClass
+        switch loader {
+        case .apple: thread = Self.appleThread
+        case .corelibs: thread = Self.corelibsQueue
+        }
     }
 
     func load(_ request: URLRequest) async -> Outcome {
@@ -60,12 +82,12 @@ final class LoaderDouble: @unchecked Sendable {
             lock.lock()
             self.continuation = continuation
             lock.unlock()
-            Self.thread.async { self.start(request) }
+            thread.async { self.start(request) }
         }
     }
 
     private func start(_ request: URLRequest) {
-        let instance = HopReportingProtocol(request: request, cachedResponse: nil, client: Client(loader: self))
+        let instance = protocolClass.init(request: request, cachedResponse: nil, client: Client(loader: self))
         lock.lock()
         current = instance
         outcome.protocolsStarted += 1
@@ -87,7 +109,7 @@ final class LoaderDouble: @unchecked Sendable {
 
     fileprivate func redirected(_ instance: URLProtocol, to request: URLRequest, by response: URLResponse) {
         guard isCurrent(instance), followsRedirects, let hop = response as? HTTPURLResponse else { return }
-        guard HopReportingProtocol.canInit(with: request) else {
+        guard protocolClass.canInit(with: request) else {
             return ended(instance, error: WouldReachTheNetwork(request: request))
         }
         lock.lock()
@@ -100,12 +122,12 @@ final class LoaderDouble: @unchecked Sendable {
         current = nil
         lock.unlock()
         instance.stopLoading()
-        Self.thread.async { self.start(request) }
+        thread.async { self.start(request) }
     }
 
     /// Cancels the task, as `URLSessionTask.cancel()` does: the protocol loading it now is stopped.
     func cancel() {
-        Self.thread.async {
+        thread.async {
             self.lock.lock()
             let instance = self.current
             self.lock.unlock()
@@ -143,7 +165,7 @@ final class LoaderDouble: @unchecked Sendable {
     }
 
     fileprivate func noteCall() {
-        guard !Self.thread.isCurrent else { return }
+        guard !thread.isCurrent else { return }
         lock.lock()
         outcome.callsOffThread += 1
         lock.unlock()
@@ -310,7 +332,7 @@ extension VCRTests {
                 $0.recordMode = .none
                 $0.hostFilter = ["api.test"]
             }) { cassette in
-                #expect(HopReportingProtocol.canInit(with: URLRequest(url: URL(string: end.url)!)) == false)
+                #expect(AppleLoaderProtocol.canInit(with: URLRequest(url: URL(string: end.url)!)) == false)
                 let outcome = await LoaderDouble().load(URLRequest(url: URL(string: start.url)!))
                 #expect(cassette.allPlayed)
                 return outcome
@@ -418,8 +440,14 @@ extension VCRTests {
     }
 }
 
+/// Where a loader double starts its protocols.
+protocol LoaderThread: Sendable {
+    var isCurrent: Bool { get }
+    func async(_ body: @escaping @Sendable () -> Void)
+}
+
 /// A thread that runs a run loop, as Apple's URL loading thread does, taking blocks in order.
-final class RunLoopThread: @unchecked Sendable {
+final class RunLoopThread: LoaderThread, @unchecked Sendable {
     private var runLoop: RunLoop?
     private var thread: Thread?
 
@@ -449,7 +477,7 @@ final class RunLoopThread: @unchecked Sendable {
 }
 
 /// A serial queue, as corelibs' task work queue is, that knows when it is the current one.
-final class SerialQueue: Sendable {
+final class SerialQueue: LoaderThread {
     private let queue: DispatchQueue
     private let key = DispatchSpecificKey<Bool>()
 
