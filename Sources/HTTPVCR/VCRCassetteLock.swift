@@ -86,6 +86,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
 
     private let state = Locked(State())
 
+    /// A new lock, free, and independent of ``shared`` (the one the testing integrations take).
     public init() {}
 
     /// Whether some scope holds the lock now, shared or exclusively.

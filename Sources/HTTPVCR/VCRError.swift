@@ -6,6 +6,7 @@ import Foundation
 /// write-protected cassette, an upload whose body it cannot see). It bridges to `NSError` in the
 /// ``errorDomain`` with the ``Code`` as its code, so it survives the trip through URLSession.
 public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError, CustomNSError {
+    /// What kind of failure it is; also the `NSError` code it bridges to.
     public var code: Code
     /// The full, human-readable explanation.
     public var message: String
@@ -17,6 +18,14 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// The request concerned, as `METHOD URL`, when there is one (an unmatched request, one HTTPVCR cannot serve).
     public var request: String?
 
+    /// An error of the given kind, with the text a reader sees and what it concerns.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: The full explanation: the error's ``description`` and `localizedDescription`.
+    ///   - cassettePath: The cassette file concerned, if any.
+    ///   - reason: What is wrong, without the file's name (see ``reason``).
+    ///   - request: The request concerned, as `METHOD URL`, if any.
     public init(
         _ code: Code,
         _ message: String,
@@ -31,6 +40,7 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         self.request = request
     }
 
+    /// The kinds of failure, each with a stable number: the `NSError` code in ``errorDomain``.
     public enum Code: Int, Sendable {
         /// The file is not a cassette HTTPVCR can read: truncated, wrong types, bad base64, unknown version.
         case malformedCassette = 1

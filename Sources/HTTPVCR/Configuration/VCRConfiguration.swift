@@ -31,6 +31,7 @@ public struct VCRConfiguration: Sendable {
     public var matchers: [Matcher] = [.method, .scheme, .host, .port, .path, .query]
     /// Default `.once`. The environment variable `VCR_RECORD_MODE` overrides it when set.
     public var recordMode: RecordMode = .once
+    /// How replayed requests are paced against each other. Default `.chronological`.
     public var playbackMode: PlaybackMode = .chronological
     /// In chronological playback, how long to wait for a request whose scene is next on the tape before
     /// going on with the requests that are waiting. Long enough for requests a test starts together.
@@ -52,9 +53,13 @@ public struct VCRConfiguration: Sendable {
 
     /// Returns the path to use instead of the request's, for matching and recording.
     public var pathFilter: (@Sendable (URLRequest) -> String)?
+    /// Rewrites the request's query parameters, for matching and recording; nil (the default) keeps them.
     public var queryParametersFilter: QueryParametersFilter?
+    /// Rewrites the request's header fields, for matching and recording; nil (the default) keeps them.
     public var headersFilter: HeadersFilter?
+    /// Rewrites the request's body, for matching and recording; nil (the default) keeps it.
     public var postBodyFilter: PostBodyFilter?
+    /// Rewrites response bodies before they are recorded; nil (the default) keeps them.
     public var responseBodyFilter: ResponseBodyFilter?
     /// Returns the request to match and record instead, or nil to let the request through to the network
     /// untouched: neither recorded nor replayed.
@@ -132,6 +137,7 @@ public struct VCRConfiguration: Sendable {
     /// What filtered secrets are written as.
     public static let filteredPlaceholder = "[FILTERED]"
 
+    /// A configuration with every default given above.
     public init() {}
 
     /// The record mode in force: `VCR_RECORD_MODE` when set, else ``recordMode``.

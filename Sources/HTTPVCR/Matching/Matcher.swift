@@ -15,6 +15,8 @@ import FoundationNetworking
 /// configuration.matchers = [.method, .named("hostAndPort")]
 /// ```
 public struct Matcher: Sendable, CustomStringConvertible {
+    /// The name it goes by in ``VCR/matchers`` and in the explanation of a request that matched nothing; a
+    /// built-in's is what it compares (`"path"`).
     public let name: String
     let comparison: Comparison
     /// The key depends on nothing but the method and the URL's text: two requests with the same method and URL
@@ -93,7 +95,9 @@ extension Matcher {
     public static let method = Matcher(name: "method") { $0.method }
     /// The whole URL, as written.
     public static let uri = Matcher(name: "uri") { $0.url }
+    /// The URL's scheme, case-insensitively.
     public static let scheme = Matcher(name: "scheme") { $0.scheme }
+    /// The URL's host, case-insensitively.
     public static let host = Matcher(name: "host") { $0.host }
     /// The port, with the scheme's default when the URL names none (so `http://h` matches `http://h:80`).
     public static let port = Matcher(name: "port") { $0.port }

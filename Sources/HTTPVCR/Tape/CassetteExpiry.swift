@@ -15,6 +15,7 @@ public enum ExpiryAction: Sendable, Equatable {
 public struct CassetteExpiry: Sendable, Equatable {
     /// When the oldest interaction that says so was recorded.
     public let oldestRecording: Date
+    /// The ``VCRConfiguration/reRecordInterval`` the cassette's oldest recording is older than.
     public let interval: TimeInterval
     /// What was done: ``ExpiryAction/warn`` or ``ExpiryAction/reRecord``.
     public let action: ExpiryAction

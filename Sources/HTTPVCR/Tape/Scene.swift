@@ -11,14 +11,18 @@ extension Tape {
         public var chapter: Int
         /// Seconds from the moment the request was sent until this scene happened.
         public var time: TimeInterval
+        /// What happened.
         public var event: Event
 
+        /// A scene of request `chapter`, `time` seconds after it was sent.
         public init(chapter: Int, time: TimeInterval = 0, event: Event) {
             self.chapter = chapter
             self.time = time
             self.event = event
         }
 
+        /// What can happen to a request, in the order a chapter holds them: its request, any hops, a response and
+        /// its data if one came, then a completion or an error.
         public enum Event: Sendable, Equatable {
             /// The request as it was sent (after filtering). Always the first scene of a chapter.
             case request(RecordedRequest)
@@ -42,15 +46,19 @@ typealias Scene = Tape.Scene
 
 /// A request as recorded on a tape: what the matchers compare and what a reader of the cassette sees.
 public struct RecordedRequest: Sendable, Equatable {
+    /// The HTTP method, as sent: `GET`, `POST`.
     public var method: String
+    /// The URL, as text.
     public var url: String
     /// Header fields in the order they are written; names keep their original case.
     public var headers: [RecordedHeader]
+    /// The body sent, if any.
     public var body: Data?
     /// When the request was recorded, to the second (a chapter's request; nil on cassettes written before HTTPVCR
     /// kept it, and on a hop's next request). ``VCRConfiguration/reRecordInterval`` reads it.
     public var recordedAt: Date?
 
+    /// A recorded request. Without `recordedAt` it never counts as expired (``VCRConfiguration/reRecordInterval``).
     public init(
         method: String,
         url: String,
@@ -73,12 +81,14 @@ public struct RecordedRequest: Sendable, Equatable {
 public struct RecordedResponse: Sendable, Equatable {
     /// The response's URL, after the redirects the client followed.
     public var url: String
+    /// The HTTP status code: 200, 404.
     public var statusCode: Int
     /// `HTTP/1.1`, `HTTP/2`: what the client reported (URLSession reports none: `HTTP/1.1`).
     public var httpVersion: String
     /// Header fields in the order they came; a name the server sent twice is two fields.
     public var headers: [RecordedHeader]
 
+    /// A response's status line and header fields, as they are recorded.
     public init(url: String, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: [RecordedHeader] = []) {
         self.url = url
         self.statusCode = statusCode
@@ -90,10 +100,15 @@ public struct RecordedResponse: Sendable, Equatable {
 /// A transport error as recorded on a tape: enough to rebuild an `NSError` with the same domain, code and
 /// (string) user info.
 public struct RecordedError: Sendable, Equatable {
+    /// The error's domain: `NSURLErrorDomain`.
     public var domain: String
+    /// The error's code in its domain: `NSURLErrorTimedOut`.
     public var code: Int
+    /// The user info entries that can be written as text (strings, URLs, numbers), as text: the description, the
+    /// failing URL.
     public var userInfo: [String: String]
 
+    /// An error as it is recorded.
     public init(domain: String, code: Int, userInfo: [String: String] = [:]) {
         self.domain = domain
         self.code = code
@@ -104,9 +119,12 @@ public struct RecordedError: Sendable, Equatable {
 /// One header field. Kept as an ordered list rather than a dictionary so that cassettes keep the case a server
 /// sent, and a name it sent more than once (two `Set-Cookie`) as more than one field, in order.
 public struct RecordedHeader: Sendable, Equatable, Hashable {
+    /// The field's name, in the case it was sent.
     public var name: String
+    /// The field's value, as sent.
     public var value: String
 
+    /// A header field named `name` with `value`.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value

@@ -5,8 +5,10 @@ import Foundation
 /// File formats turn files into a tape and back; the player reads it; the recorder appends to it. Nothing
 /// downstream knows which format a tape came from.
 public struct Tape: Sendable, Equatable {
+    /// Every scene, in the order they happened: each chapter's in its order, concurrent chapters interleaved.
     public var scenes: [Scene]
 
+    /// A tape of `scenes`, in their order.
     public init(scenes: [Scene] = []) {
         self.scenes = scenes
     }
@@ -92,23 +94,30 @@ public struct Interaction: Sendable, Equatable {
         self.scenes = scenes
     }
 
+    /// A hop: a redirect response and the request that followed it.
     public struct Redirect: Sendable, Equatable {
+        /// The redirect response (a 3xx).
         public var response: RecordedResponse
+        /// The request sent next.
         public var request: RecordedRequest
 
+        /// A hop from `response` to `request`.
         public init(response: RecordedResponse, request: RecordedRequest) {
             self.response = response
             self.request = request
         }
     }
 
+    /// The chapter number its scenes share.
     public var chapter: Int { scenes[0].chapter }
 
+    /// The request as first sent; the requests of its hops are in ``redirects``.
     public var request: RecordedRequest {
         guard case let .request(request) = scenes[0].event else { preconditionFailure("checked in init") }
         return request
     }
 
+    /// The hops before the final response, in order.
     public var redirects: [Redirect] {
         scenes.compactMap {
             guard case let .redirect(response, to: request) = $0.event else { return nil }
@@ -116,11 +125,13 @@ public struct Interaction: Sendable, Equatable {
         }
     }
 
+    /// The final response; nil when none came.
     public var response: RecordedResponse? {
         for scene in scenes { if case let .response(response) = scene.event { return response } }
         return nil
     }
 
+    /// The response body's chunks, as they came.
     public var chunks: [Data] {
         scenes.compactMap { if case let .data(data) = $0.event { data } else { nil } }
     }
@@ -130,6 +141,7 @@ public struct Interaction: Sendable, Equatable {
         chunks.reduce(into: Data()) { $0.append($1) }
     }
 
+    /// The error the request failed with; nil unless it failed.
     public var error: RecordedError? {
         for scene in scenes { if case let .error(error) = scene.event { return error } }
         return nil
