@@ -58,6 +58,12 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// a suite against the real service: `VCR_RECORD_MODE=passthrough swift test`.
     public static let passthrough = RecordMode("passthrough")
 
+    /// The default of the test integrations' `recordMode` parameters (the `.cassette` trait, `VCRCassetteScope`):
+    /// leave the record mode as the configuration has it. Not a mode: ``init(rawValue:)`` never makes it, and the
+    /// integrations never set it on a configuration. It lets those parameters be non-optional, so that `.none`
+    /// passed to them is the deprecated ``none`` rather than `Optional.none`.
+    @usableFromInline package static let configured = RecordMode("configured")
+
     /// The environment variable that, when set, overrides the configured mode: `VCR_RECORD_MODE=all swift test`.
     public static let environmentVariable = "VCR_RECORD_MODE"
 
