@@ -46,7 +46,7 @@ public enum VCR {
     /// extension `.json` is used; `.plist` stores a property list.
     ///
     /// - Throws: ``VCRError`` when a cassette is already inserted, the file is malformed, or it is missing in
-    ///   `.none` mode.
+    ///   `.never` mode.
     @discardableResult
     public static func insertCassette(_ path: String) throws(VCRError) -> Cassette {
         try insertCassette { $0.cassettePath = path }

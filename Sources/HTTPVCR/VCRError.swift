@@ -44,7 +44,7 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public enum Code: Int, Sendable {
         /// The file is not a cassette HTTPVCR can read: truncated, wrong types, bad base64, unknown version.
         case malformedCassette = 1
-        /// `.none` mode, or a foreign cassette, and no file at the path.
+        /// `.never` mode, or a foreign cassette, and no file at the path.
         case cassetteNotFound = 2
         /// Writing the cassette failed; the previous file is untouched.
         case saveFailed = 3

@@ -8,7 +8,7 @@ import Testing
 /// ```swift
 /// @Suite(.cassette) struct SearchTests {                  // every test in the suite gets its own cassette
 ///     @Test func search() async throws { … }              // Cassettes.bundle/SearchTests/search.json
-///     @Test(.cassette(recordMode: .none)) func offline() async throws { … }
+///     @Test(.cassette(recordMode: .never)) func offline() async throws { … }
 ///     @Test(.cassette("shared-login")) func login() async throws { … }
 ///     @Test(.cassette { $0.playbackMode = .momentary }) func burst() async throws { … }
 /// }
@@ -120,18 +120,36 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     }
 }
 
-// `recordMode` is never an optional parameter: `.cassette(recordMode: .none)` would mean `Optional.none` (no mode)
-// rather than `RecordMode.none`. So the factories come in pairs, with and without it.
 extension Trait where Self == _CassetteTrait {
     /// A cassette for each test, named after it: `Cassettes.bundle/<Suite>/<test>.json` in the test's package.
+    ///
+    /// ```swift
+    /// @Suite(.cassette) struct SearchTests { … }
+    /// ```
     public static var cassette: Self { _CassetteTrait() }
 
-    /// A cassette for each test, with some settings changed.
+    /// A cassette for each test, with some of its settings changed.
+    ///
+    /// Every argument can be left out: what is left out stays as configured (by `VCR.setup`, or by a suite's
+    /// `.cassette` when this one is on a test). `configure` runs last, after the other arguments are applied, and a
+    /// suite's closure runs before its test's.
+    ///
+    /// ```swift
+    /// @Test(.cassette(recordMode: .never)) func offline() async throws { … }
+    /// @Test(.cassette("shared-login")) func login() async throws { … }
+    /// @Test(.cassette("login", recordMode: .new, matchers: [.method, .path])) func logIn() async throws { … }
+    /// @Test(.cassette { $0.playbackMode = .momentary }) func burst() async throws { … }
+    /// @Suite(.cassette(cassettesPath: "Fixtures/Search", configure: SearchTests.configure)) struct SearchTests { … }
+    /// ```
+    ///
+    /// > Note: `recordMode` is not optional, so that `.cassette(recordMode: .none)`, written before the replay-only
+    /// > mode was renamed `RecordMode.never`, still means that mode (with a deprecation warning) instead of
+    /// > `Optional.none`, "no mode". Its default, `.configured`, is no mode of its own: it leaves the configured one.
     ///
     /// - Parameters:
     ///   - name: The cassette's name instead of the test's (`"shared-login"`, or `"Login/alice"` for a
     ///     subfolder), in the suite's folder. Tests that name the same cassette share it.
-    ///   - recordMode: The record mode. `VCR_RECORD_MODE` still overrides it.
+    ///   - recordMode: The record mode; left out, the configured one. `VCR_RECORD_MODE` still overrides it.
     ///   - matchers: What must be equal for a request to replay a recorded one.
     ///   - cassettesPath: The folder of the suite's cassettes instead of `<package root>/Cassettes.bundle/<Suite>`;
     ///     relative paths are resolved against the package root.
@@ -141,102 +159,42 @@ extension Trait where Self == _CassetteTrait {
     ///   - exclusive: Insert the test's cassette for the whole process, with no other cassette test running
     ///     meanwhile, for code that makes requests outside the test's Swift task (`resume()` from a DispatchQueue,
     ///     `Task.detached`). By default a test's cassette is bound to its task, and tests run in parallel.
+    ///   - configure: Edits the cassette's configuration after its name, path and the other arguments are set: any
+    ///     setting the arguments do not cover (`playbackMode`, filters, `hostFilter`, …).
     public static func cassette(
         _ name: String? = nil,
-        recordMode: RecordMode,
+        recordMode: RecordMode = .configured,
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
-        exclusive: Bool? = nil
+        exclusive: Bool? = nil,
+        configure: (@Sendable (inout VCRConfiguration) -> Void)? = nil
     ) -> Self {
         _CassetteTrait(
             name: name,
             cassettesPath: cassettesPath,
-            recordMode: recordMode,
+            recordMode: recordMode == .configured ? nil : recordMode,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
-            isExclusive: exclusive
+            isExclusive: exclusive,
+            configure: configure
         )
     }
 
-    /// A cassette for each test, with some settings changed (the record mode left as configured).
-    public static func cassette(
-        _ name: String? = nil,
-        matchers: [Matcher]? = nil,
-        cassettesPath: String? = nil,
-        failsOnUnplayedInteractions: Bool? = nil,
-        recordsOnFailure: Bool? = nil,
-        exclusive: Bool? = nil
-    ) -> Self {
-        _CassetteTrait(
-            name: name,
-            cassettesPath: cassettesPath,
-            matchers: matchers,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure,
-            isExclusive: exclusive
-        )
-    }
-
-    /// A cassette for each test, configured by `configure` (after its name and path are set).
+    /// A cassette for each test, configured by `configure`: the former spelling of `cassette(configure:)`, kept so
+    /// that code written before the factories became one still builds, with a fix-it.
     ///
     /// ```swift
-    /// @Test(.cassette { configuration in configuration.playbackMode = .momentary }) func burst() async throws { … }
-    /// @Suite(.cassette(SearchTests.configure)) struct SearchTests { … }
+    /// @Suite(.cassette(configure: SearchTests.configure)) struct SearchTests { … }   // write this instead
     /// ```
+    ///
+    /// - Parameters:
+    ///   - configure: Edits the cassette's configuration after its name and path are set.
+    @available(*, deprecated, renamed: "cassette(configure:)")
+    @_disfavoredOverload
     public static func cassette(_ configure: @escaping @Sendable (inout VCRConfiguration) -> Void) -> Self {
-        _CassetteTrait(configure: configure)
-    }
-
-    /// A cassette for each test, with some settings changed and then `configure` applied.
-    ///
-    /// ```swift
-    /// @Test(.cassette("login", recordMode: .none) { $0.matchers = [.method, .path] })
-    /// func login() async throws { … }
-    /// ```
-    public static func cassette(
-        _ name: String? = nil,
-        recordMode: RecordMode,
-        matchers: [Matcher]? = nil,
-        cassettesPath: String? = nil,
-        failsOnUnplayedInteractions: Bool? = nil,
-        recordsOnFailure: Bool? = nil,
-        exclusive: Bool? = nil,
-        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
-    ) -> Self {
-        _CassetteTrait(
-            name: name,
-            cassettesPath: cassettesPath,
-            recordMode: recordMode,
-            matchers: matchers,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure,
-            isExclusive: exclusive,
-            configure: configure
-        )
-    }
-
-    /// A cassette for each test, with some settings changed (the record mode left as configured) and then
-    /// `configure` applied.
-    public static func cassette(
-        _ name: String? = nil,
-        matchers: [Matcher]? = nil,
-        cassettesPath: String? = nil,
-        failsOnUnplayedInteractions: Bool? = nil,
-        recordsOnFailure: Bool? = nil,
-        exclusive: Bool? = nil,
-        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
-    ) -> Self {
-        _CassetteTrait(
-            name: name,
-            cassettesPath: cassettesPath,
-            matchers: matchers,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure,
-            isExclusive: exclusive,
-            configure: configure
-        )
+        cassette(configure: configure)
     }
 }

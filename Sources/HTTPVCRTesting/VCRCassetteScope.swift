@@ -70,9 +70,33 @@ public struct VCRCassetteScope: Sendable {
     /// `<package root>/Cassettes.bundle/<suite>/<name>.json`, where the package root is the nearest folder above
     /// `filePath` holding `Package.swift`, and the suite is the current Swift Testing suite or else the file's
     /// name.
+    ///
+    /// ```swift
+    /// try await withVCRCassette(VCRCassetteScope("search-by-hand")) { … }
+    /// try await withVCRCassette(VCRCassetteScope("offline", recordMode: .never)) { … }
+    /// try await withVCRCassette(VCRCassetteScope("login") { $0.matchers = [.method, .path] }) { … }
+    /// ```
+    ///
+    /// > Note: `recordMode` is not optional, so that `recordMode: .none`, written before the replay-only mode was
+    /// > renamed `RecordMode.never`, still means that mode (with a deprecation warning) instead of `Optional.none`,
+    /// > "no mode". Its default, `.configured`, is no mode of its own: it leaves the configured one.
+    ///
+    /// - Parameters:
+    ///   - name: The cassette's name (`"search"`, or `"Search/by-hand"` for a subfolder), in the suite's folder.
+    ///   - cassettesPath: The folder of the cassettes instead of `<package root>/Cassettes.bundle/<suite>`;
+    ///     relative paths are resolved against the package root.
+    ///   - recordMode: The record mode; left out, the configured one. `VCR_RECORD_MODE` still overrides it.
+    ///   - failsOnUnplayedInteractions: Fail when the cassette still has interactions it never replayed.
+    ///   - recordsOnFailure: Save what was recorded even when the test fails.
+    ///   - fileID: Where failures are reported; leave the default.
+    ///   - filePath: Where failures are reported, and where the package root is looked for; leave the default.
+    ///   - line: Where failures are reported; leave the default.
+    ///   - column: Where failures are reported; leave the default.
+    ///   - configure: Edits the cassette's configuration after its path and record mode are set.
     public init(
         _ name: String,
         cassettesPath: String? = nil,
+        recordMode: RecordMode = .configured,
         failsOnUnplayedInteractions: Bool = false,
         recordsOnFailure: Bool = false,
         fileID: String = #fileID,
@@ -81,50 +105,7 @@ public struct VCRCassetteScope: Sendable {
         column: Int = #column,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
     ) {
-        self.init(
-            byHand: name,
-            cassettesPath: cassettesPath,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure,
-            location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-            configure: configure
-        )
-    }
-
-    /// The same, with a record mode (which `VCR_RECORD_MODE` still overrides).
-    public init(
-        _ name: String,
-        cassettesPath: String? = nil,
-        recordMode: RecordMode,
-        failsOnUnplayedInteractions: Bool = false,
-        recordsOnFailure: Bool = false,
-        fileID: String = #fileID,
-        filePath: StaticString = #filePath,
-        line: Int = #line,
-        column: Int = #column,
-        configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
-    ) {
-        self.init(
-            byHand: name,
-            cassettesPath: cassettesPath,
-            failsOnUnplayedInteractions: failsOnUnplayedInteractions,
-            recordsOnFailure: recordsOnFailure,
-            location: VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-            configure: { configuration in
-                configuration.recordMode = recordMode
-                configure(&configuration)
-            }
-        )
-    }
-
-    private init(
-        byHand name: String,
-        cassettesPath: String?,
-        failsOnUnplayedInteractions: Bool,
-        recordsOnFailure: Bool,
-        location: VCRSourceLocation,
-        configure: @escaping @Sendable (inout VCRConfiguration) -> Void
-    ) {
+        let location = VCRSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let root = CassetteNaming.packageRoot(ofSourceFile: location.filePath)
         var suite = URL(fileURLWithPath: location.filePath).deletingPathExtension().lastPathComponent
         var test = name
@@ -147,7 +128,10 @@ public struct VCRCassetteScope: Sendable {
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
             sourceLocation: location,
-            configure: configure
+            configure: { configuration in
+                if recordMode != .configured { configuration.recordMode = recordMode }
+                configure(&configuration)
+            }
         )
         testFilterNote = filterNote
     }
@@ -227,7 +211,7 @@ public struct VCRTestingError: Error, Sendable, CustomStringConvertible, Localiz
 ///
 /// ```swift
 /// @Test func search() async throws {
-///     try await withVCRCassette(VCRCassetteScope("search-by-hand", recordMode: .none)) {
+///     try await withVCRCassette(VCRCassetteScope("search-by-hand", recordMode: .never)) {
 ///         let (data, _) = try await URLSession.shared.data(from: url)   // replayed
 ///         #expect(!data.isEmpty)
 ///     }
@@ -237,7 +221,7 @@ public struct VCRTestingError: Error, Sendable, CustomStringConvertible, Localiz
 /// - Parameters:
 ///   - scope: The cassette and how to report; `VCRCassetteScope("name")` keeps it with the caller's package.
 ///   - body: The code whose requests go to the cassette.
-/// - Throws: ``VCRTestingError`` when the cassette cannot be inserted (missing in `.none` mode, malformed, …);
+/// - Throws: ``VCRTestingError`` when the cassette cannot be inserted (missing in `.never` mode, malformed, …);
 ///   `body` does not run then. Errors `body` throws are rethrown after the cassette is ejected.
 public func withVCRCassette<R>(
     _ scope: VCRCassetteScope,

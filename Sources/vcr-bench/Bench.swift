@@ -165,13 +165,13 @@ struct Bench {
             : try await runWindowed(session, requests, width: width, expectedBytes: 512)
     }
 
-    /// Inserts a generated cassette for replay: `.none` (never records), the default matchers.
+    /// Inserts a generated cassette for replay: `.never` (never records), the default matchers.
     func insert(_ size: Int, mode: PlaybackMode) throws -> Cassette {
         try VCR.insertCassette { configuration in
             configuration.cassettesPath = directory.path
             configuration.cassettePath = Fixtures.cassetteName(size)
             configuration.playbackMode = mode
-            configuration.recordMode = .none
+            configuration.recordMode = .never
             configuration.matchers = VCRConfiguration().matchers
         }
     }

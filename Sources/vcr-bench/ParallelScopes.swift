@@ -109,13 +109,13 @@ extension Bench {
         let scopes = try (0..<Self.scopeCount).map { scope in
             (requests: (0..<Self.requestsPerScope).map { scopeRequest(scope, $0) },
              bodies: (0..<Self.requestsPerScope).map { Fixtures.body(scope * Self.requestsPerScope + $0) },
-             cassette: preloaded ? try Self.loadScopeCassette("scope-\(scope)", in: directory, recordMode: .none) : nil)
+             cassette: preloaded ? try Self.loadScopeCassette("scope-\(scope)", in: directory, recordMode: .never) : nil)
         }
         let start = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (scope, (requests, bodies, loaded)) in scopes.enumerated() {
                 group.addTask {
-                    try await Self.inBoundScope(named: "scope-\(scope)", in: directory, recordMode: .none, loaded: loaded) { cassette in
+                    try await Self.inBoundScope(named: "scope-\(scope)", in: directory, recordMode: .never, loaded: loaded) { cassette in
                         for (request, body) in zip(requests, bodies) {
                             let (data, _) = try await session.data(for: request)
                             guard data == body else {

@@ -22,13 +22,13 @@ extension Bench {
         defer { session.invalidateAndCancel() }
         let count = "\(repeatedRounds * 3)"
         var recordRow = Row("record (.all)", n: count, unit: .milliseconds, note: url.absoluteString)
-        var replayRow = Row("replay (.none, chronological)", n: count, unit: .milliseconds, note: "the cassette just recorded")
+        var replayRow = Row("replay (.never, chronological)", n: count, unit: .milliseconds, note: "the cassette just recorded")
         var ratio = Row("replay / record, each run", n: count, unit: .ratio)
         for run in 1...options.runs {
             progress("repeated requests: run \(run) of \(options.runs)")
             let name = "repeated-\(run)"
             let recording = try await timedRounds(session, url, cassette: name, mode: .all)
-            let replaying = try await timedRounds(session, url, cassette: name, mode: .none)
+            let replaying = try await timedRounds(session, url, cassette: name, mode: .never)
             recordRow.samples.append(recording * 1000)
             replayRow.samples.append(replaying * 1000)
             ratio.samples.append(replaying / recording)

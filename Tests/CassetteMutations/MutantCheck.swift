@@ -28,7 +28,7 @@ public struct MutantResult: Sendable {
 }
 
 /// Puts one mutant through everything a cassette file goes through: reading, the tape's own API, a new chapter,
-/// writing and reading back, inserting in `.none` mode, replaying its first requests, ejecting.
+/// writing and reading back, inserting in `.never` mode, replaying its first requests, ejecting.
 public enum MutantCheck {
     /// Inserts a cassette with the configuration the first closure makes (``configuration(for:at:)``), runs the
     /// second with it, and ejects it. The tests hold the global cassette lock for this; the fuzz runner is alone
@@ -38,13 +38,13 @@ public enum MutantCheck {
         _ whileInserted: (Cassette) async -> Void
     ) async throws -> Void
 
-    /// The configuration a mutant is inserted with: a fresh one, `.none` (nothing is ever recorded or sent), its
+    /// The configuration a mutant is inserted with: a fresh one, `.never` (nothing is ever recorded or sent), its
     /// absolute path. Half the mutants of each format are matched with every built-in matcher, so that each reads
     /// every recorded request; half play momentarily.
     public static func configuration(for mutant: Mutant, at url: URL) -> VCRConfiguration {
         var configuration = VCRConfiguration()
         configuration.cassettePath = url.path
-        configuration.recordMode = .none
+        configuration.recordMode = .never
         configuration.allowsUninterceptedSharedSession = true
         // Formats take turns by index, so the variants turn once a round.
         let round = mutant.index / SeedFormat.allCases.count

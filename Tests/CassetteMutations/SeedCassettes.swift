@@ -23,7 +23,7 @@ public enum SeedFormat: String, Sendable, CaseIterable {
 }
 
 /// A valid cassette a mutant starts from, built in code so that any clone (and the fuzz runner, wherever it runs)
-/// has them. Every URL is under `example.test`, a name that never resolves, and replay in `.none` mode never
+/// has them. Every URL is under `example.test`, a name that never resolves, and replay in `.never` mode never
 /// sends anything anyway.
 public struct SeedCassette: Sendable {
     public let name: String

@@ -114,8 +114,8 @@ struct AttributionTests {
         let issues = Locked<[String]>([])
         try await withKnownIssue {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await withVCRCassette(scope("passes", recordMode: .none)) { try await fetch("/anything/passes") } }
-                group.addTask { try await withVCRCassette(scope("fails", recordMode: .none)) { try? await fetch("/anything/other") } }
+                group.addTask { try await withVCRCassette(scope("passes", recordMode: .never)) { try await fetch("/anything/passes") } }
+                group.addTask { try await withVCRCassette(scope("fails", recordMode: .never)) { try? await fetch("/anything/other") } }
                 try await group.waitForAll()
             }
         } matching: { issue in

@@ -30,7 +30,7 @@ import HTTPBinTestSupport
     @Test func unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand() async throws {
         let test = try #require(Test.current)
         let unrecorded = DogfoodServer.url("/get?failure-tests=unrecorded")
-        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .none, configure: DogfoodServer.configure)
+        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .never, configure: DogfoodServer.configure)
         let inserted = Box<Cassette>()
         try await withKnownIssue {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {
@@ -44,7 +44,7 @@ import HTTPBinTestSupport
             return issue.sourceLocation == test.sourceLocation
                 && text.contains("No recorded request matches GET \(unrecorded.absoluteString)")
                 && text.contains("  cassette: \(Self.cassette.path)")
-                && text.contains("  record mode: .none (write-protected: the request was not sent)")
+                && text.contains("  record mode: .never (write-protected: the request was not sent)")
                 && text.contains("  matchers: .method, .path, .query")
                 && text.contains("  closest recorded request: #1 GET http://localhost:")
                 && text.contains("    query: − \"failure-tests=recorded\"  + \"failure-tests=unrecorded\"")
@@ -59,20 +59,20 @@ import HTTPBinTestSupport
         #expect(VCR.failures.allSatisfy { $0.cassettePath != Self.cassette.path }, "reported failures are taken")
     }
 
-    @Test func missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt() async throws {
+    @Test func missingCassetteInNeverModeFailsBeforeTheBodyAndSaysHowToRecordIt() async throws {
         let test = try #require(Test.current)
         let folder = TemporaryFolder()
-        let trait = _CassetteTrait.cassette("never-recorded", recordMode: .none, cassettesPath: folder.path)
+        let trait = _CassetteTrait.cassette("never-recorded", recordMode: .never, cassettesPath: folder.path)
         let ran = Flag()
         try await withKnownIssue {
             try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
         } matching: { issue in
             let text = issue.text
-            return text.contains("No cassette at \(folder.path)/never-recorded.json, and record mode .none never records")
+            return text.contains("No cassette at \(folder.path)/never-recorded.json, and record mode .never never records")
                 && text.contains("  test: CassetteFailureMessageTests/"
-                    + "missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt")
+                    + "missingCassetteInNeverModeFailsBeforeTheBodyAndSaysHowToRecordIt")
                 && text.contains("  To record this test's cassette: VCR_RECORD_MODE=new swift test --filter "
-                    + "CassetteFailureMessageTests/missingCassetteInNoneModeFailsBeforeTheBodyAndSaysHowToRecordIt")
+                    + "CassetteFailureMessageTests/missingCassetteInNeverModeFailsBeforeTheBodyAndSaysHowToRecordIt")
         }
         #expect(!ran.value, "the test body does not run without its cassette")
     }
@@ -124,7 +124,7 @@ import HTTPBinTestSupport
     @Test func unplayedInteractionsFailTheTestWhenStrict() async throws {
         let test = try #require(Test.current)
         let trait = _CassetteTrait.cassette(
-            "recorded-get", recordMode: .none, failsOnUnplayedInteractions: true, configure: DogfoodServer.configure
+            "recorded-get", recordMode: .never, failsOnUnplayedInteractions: true, configure: DogfoodServer.configure
         )
         try await withKnownIssue {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {}
@@ -142,7 +142,7 @@ import HTTPBinTestSupport
 
     @Test func unplayedInteractionsPassWhenNotStrict() async throws {
         let test = try #require(Test.current)
-        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .none, configure: DogfoodServer.configure)
+        let trait = _CassetteTrait.cassette("recorded-get", recordMode: .never, configure: DogfoodServer.configure)
         try await trait.provideScope(for: test, testCase: Test.Case.current) {
             #expect(VCRActiveCassette.current?.cassette.allPlayed == false)
         }

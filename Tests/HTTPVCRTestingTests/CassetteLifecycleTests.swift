@@ -92,7 +92,7 @@ import Testing
             request: RecordedRequest(method: "GET", url: url.absoluteString, recordedAt: Date(timeIntervalSinceNow: -90 * 86_400)),
             response: RecordedResponse(url: url.absoluteString, statusCode: 200)
         )]), to: folder.url.appendingPathComponent("aged.json"), as: .json)
-        let trait = _CassetteTrait.cassette("aged", recordMode: .none, cassettesPath: folder.path) { configuration in
+        let trait = _CassetteTrait.cassette("aged", recordMode: .never, cassettesPath: folder.path) { configuration in
             DogfoodServer.configure(&configuration)
             configuration.reRecordInterval = 30 * 86_400
         }
@@ -124,12 +124,12 @@ import Testing
             response: RecordedResponse(url: url.absoluteString, statusCode: 200)
         )]), to: folder.url.appendingPathComponent("bypass.json"), as: .json)
         let trait = _CassetteTrait.cassette(
-            "bypass", recordMode: .none, cassettesPath: folder.path,
+            "bypass", recordMode: .never, cassettesPath: folder.path,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions, configure: DogfoodServer.configure
         )
         let issues = try await issues {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {
-                // With a .none cassette, this request reaches the server: the test would pass, having replayed nothing.
+                // With a .never cassette, this request reaches the server: the test would pass, having replayed nothing.
                 let (_, response) = try await Self.uninstalledSession().data(from: url)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
             }
@@ -155,7 +155,7 @@ import Testing
             request: RecordedRequest(method: "GET", url: url.absoluteString),
             response: RecordedResponse(url: url.absoluteString, statusCode: 200)
         )]), to: folder.url.appendingPathComponent("stale.json"), as: .json)
-        let trait = _CassetteTrait.cassette("stale", recordMode: .none, cassettesPath: folder.path,
+        let trait = _CassetteTrait.cassette("stale", recordMode: .never, cassettesPath: folder.path,
                                             configure: DogfoodServer.configure)
         let issues = try await issues {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {

@@ -114,3 +114,106 @@ enum TraitTestsFolder {
     #expect(active.scope.suiteName == "CassetteTraitTests")
     #expect(active.scope.testFilter == "HTTPVCRTestingTests\\.globalTestFunctionsUseTheirFileName")
 }
+
+/// The one `.cassette` factory: each argument reaches the test's cassette, and what is left out stays as configured.
+/// No request is made, and the scopes are only worked out, never opened, except where a missing cassette is refused.
+@Suite struct CassetteTraitFactoryTests {
+    /// The scope `trait` gives the running test, and what it makes of a configuration whose record mode is `.new`
+    /// and whose matchers are `[.method]`.
+    func applying(_ trait: _CassetteTrait) throws -> (scope: VCRCassetteScope, configuration: VCRConfiguration) {
+        let scope = trait.scope(for: try #require(Test.current), testCase: Test.Case.current)
+        var configuration = VCRConfiguration()
+        configuration.recordMode = .new
+        configuration.matchers = [.method]
+        scope.configure(&configuration)
+        return (scope, configuration)
+    }
+
+    @Test func argumentsLeftOutLeaveTheConfigurationAsItIs() throws {
+        for trait in [_CassetteTrait.cassette, .cassette()] {
+            #expect(trait.name == nil && trait.recordMode == nil && trait.matchers == nil && trait.configure == nil)
+            let (scope, configuration) = try applying(trait)
+            #expect(configuration.recordMode == .new)
+            #expect(configuration.matchers.map(\.name) == ["method"])
+            #expect(configuration.playbackMode == VCRConfiguration().playbackMode)
+            #expect(scope.cassetteName == "argumentsLeftOutLeaveTheConfigurationAsItIs")
+            #expect(!scope.failsOnUnplayedInteractions && !scope.recordsOnFailure && !scope.isExclusive)
+        }
+    }
+
+    @Test(arguments: [RecordMode.once, .new, .never, .all, .passthrough])
+    func aRecordModeGivenIsSet(mode: RecordMode) throws {
+        let trait = _CassetteTrait.cassette(recordMode: mode)
+        #expect(trait.recordMode == mode)
+        #expect(try applying(trait).configuration.recordMode == mode)
+    }
+
+    @Test func everyOtherArgumentReachesTheScope() throws {
+        let trait = _CassetteTrait.cassette(
+            "Login/alice",
+            matchers: [.method, .path],
+            cassettesPath: "Fixtures/Login",
+            failsOnUnplayedInteractions: true,
+            recordsOnFailure: true,
+            exclusive: true
+        )
+        let (scope, configuration) = try applying(trait)
+        #expect(scope.cassetteName == "Login/alice")
+        #expect(scope.cassettesPath == packageRoot.appendingPathComponent("Fixtures/Login").path)
+        #expect(configuration.matchers.map(\.name) == ["method", "path"])
+        #expect(configuration.recordMode == .new, "no record mode given: the configured one")
+        #expect(scope.failsOnUnplayedInteractions && scope.recordsOnFailure && scope.isExclusive)
+    }
+
+    @Test func theClosureRunsAfterTheOtherArguments() throws {
+        let trait = _CassetteTrait.cassette("login", recordMode: .all, matchers: [.path]) { configuration in
+            #expect(configuration.recordMode == .all)
+            configuration.matchers.append(.query)
+            configuration.playbackMode = .momentary
+        }
+        let (scope, configuration) = try applying(trait)
+        #expect(scope.cassetteName == "login")
+        #expect(configuration.recordMode == .all)
+        #expect(configuration.matchers.map(\.name) == ["path", "query"])
+        #expect(configuration.playbackMode == .momentary)
+    }
+
+    @Test func aClosureAloneConfiguresTrailingOrLabeled() throws {
+        @Sendable func momentary(_ configuration: inout VCRConfiguration) { configuration.playbackMode = .momentary }
+        for trait in [_CassetteTrait.cassette { $0.playbackMode = .momentary }, .cassette(configure: momentary)] {
+            #expect(trait.name == nil && trait.recordMode == nil)
+            let configuration = try applying(trait).configuration
+            #expect(configuration.playbackMode == .momentary)
+            #expect(configuration.recordMode == .new)
+        }
+    }
+
+    @Test func theDeprecatedUnlabeledClosureStillConfigures() throws {
+        let trait = formerSpellings.cassetteWithUnlabeledClosure { $0.playbackMode = .momentary }
+        #expect(try applying(trait).configuration.playbackMode == .momentary)
+    }
+
+    @Test func recordModeNoneWrittenBeforeTheRenameStillMeansNever() throws {
+        let trait = formerSpellings.cassetteWithRecordModeNone(nil, cassettesPath: nil)
+        #expect(trait.recordMode == .never, "RecordMode.none, not Optional.none (no mode)")
+        #expect(try applying(trait).configuration.recordMode == .never)
+    }
+
+    /// The old spelling keeps the old meaning where it matters: on a missing cassette the test is refused rather
+    /// than recorded (`.once`, the configured mode, would record it).
+    @Test func aTraitWrittenWithRecordModeNoneStillRefusesToRecord() async throws {
+        let test = try #require(Test.current)
+        let folder = TemporaryFolder()
+        let trait = formerSpellings.cassetteWithRecordModeNone("never-recorded", cassettesPath: folder.path)
+        let ran = Flag()
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
+        } matching: { issue in
+            issue.text.contains(
+                "No cassette at \(folder.path)/never-recorded.json, and record mode .never never records"
+            )
+        }
+        #expect(!ran.value, "the test body does not run without its cassette")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/never-recorded.json"))
+    }
+}

@@ -11,7 +11,7 @@ import HTTPBinTestSupport
 /// first run against httpbin and committed; every later run (CI included) replays it with no server.
 ///
 /// Re-record one: `VCR_RECORD_MODE=all scripts/test --filter DogfoodReplayTests/getJSON`.
-@Suite(.cassette(DogfoodServer.configure))
+@Suite(.cassette(configure: DogfoodServer.configure))
 struct DogfoodReplayTests {
     @Test func getJSON() async throws {
         let cassette = try #require(VCRActiveCassette.current?.cassette)

@@ -12,7 +12,7 @@ import Testing
 ///
 /// When all four suites are done, ``ParallelCassettesCheck`` checks that every cassette holds its own test's requests
 /// and nothing else (none of the cassette-less suite's), and that the cassette-less requests all reached the server.
-/// Then it replays every cassette at once, offline (record mode `.none`), with cassette-less requests going on
+/// Then it replays every cassette at once, offline (record mode `.never`), with cassette-less requests going on
 /// beside them: each test gets its own answers back, the server sees none of the cassettes' requests, and the
 /// cassette-less ones still reach it.
 ///
@@ -180,7 +180,7 @@ struct ParallelCassettesCheck: SuiteTrait, TestScoping {
         }
     }
 
-    /// Every cassette replayed at once with record mode `.none`, beside cassette-less requests.
+    /// Every cassette replayed at once with record mode `.never`, beside cassette-less requests.
     func replayOffline() async throws {
         let before = try HTTPBin.settledRequestCount()
         let recorded = try Self.cassetteBytes()
@@ -195,7 +195,7 @@ struct ParallelCassettesCheck: SuiteTrait, TestScoping {
                         let scope = VCRCassetteScope(
                             "fetch-\(number)",
                             cassettesPath: ParallelCassettes.cassettesPath(suite),
-                            recordMode: .none,
+                            recordMode: .never,
                             failsOnUnplayedInteractions: true,
                             configure: DogfoodServer.configure
                         )

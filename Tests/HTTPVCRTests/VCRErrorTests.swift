@@ -37,7 +37,7 @@ extension VCRTests {
                 request: RecordedRequest(method: "GET", url: recorded),
                 response: RecordedResponse(url: recorded, statusCode: 200)
             )]), to: folder.url.appendingPathComponent("one.json"), as: .json)
-            let failures = try await withCassette("one", in: folder.path, { $0.recordMode = .none }) { _ in
+            let failures = try await withCassette("one", in: folder.path, { $0.recordMode = .never }) { _ in
                 _ = try? await vcrSession().data(from: URL(string: "http://replay.test/other?x=1")!)
                 return VCR.takeFailures()
             }

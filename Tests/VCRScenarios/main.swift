@@ -64,13 +64,13 @@ func sessionMadeFirst(folder: String) async throws -> String {
     let (tape, _) = try CassetteFile.read(at: URL(fileURLWithPath: folder + "/made-first.json"))
     try check(tape.interactions.map(\.request.url) == [url.absoluteString], "not recorded: \(tape.interactions)")
 
-    try VCR.insertCassette { $0.cassettePath = "made-first"; $0.recordMode = .none }
+    try VCR.insertCassette { $0.cassettePath = "made-first"; $0.recordMode = .never }
     defer { try? VCR.ejectCassette() }
     let (replayed, _) = try await URLSession.shared.data(from: url)
     try check(replayed == recorded, "replayed another body")
     do {
         _ = try await URLSession.shared.data(from: try httpbin("/anything/made-first-unrecorded"))
-        throw ScenarioFailure("an unmatched request on a .none cassette was answered")
+        throw ScenarioFailure("an unmatched request on a .never cassette was answered")
     } catch let error as VCRError {
         try check(error.code == .noMatch, "wrong error: \(error)")
     }
@@ -108,7 +108,7 @@ func stress(folder: String, count: Int) async throws -> String {
     let crossedOnTape = taped.filter { echoedURL($0.value) != $0.key }
     try check(crossedOnTape.isEmpty, "\(crossedOnTape.count) taped bodies belong to other requests")
 
-    try VCR.insertCassette { $0.cassettePath = "stress"; $0.recordMode = .none }
+    try VCR.insertCassette { $0.cassettePath = "stress"; $0.recordMode = .never }
     let replayed = try await fetchAll()
     let cassette = VCR.cassette
     try VCR.ejectCassette()
@@ -129,7 +129,7 @@ func mismatchInGroup(folder: String) async throws -> String {
     try VCR.ejectCassette()
     var outcomes: [String: Int] = [:]
     for round in 0..<20 {
-        try VCR.insertCassette { $0.cassettePath = "group"; $0.recordMode = .none }
+        try VCR.insertCassette { $0.cassettePath = "group"; $0.recordMode = .never }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // The unmatched request moves through the group from round to round.
@@ -167,7 +167,7 @@ func cancelStorm(folder: String) async throws -> String {
     var finished = 0
     var cancelled = 0
     for round in 0..<30 {
-        try VCR.insertCassette { $0.cassettePath = "storm"; $0.recordMode = .none }
+        try VCR.insertCassette { $0.cassettePath = "storm"; $0.recordMode = .never }
         let outcomes = await withTaskGroup(of: Bool.self) { group in
             // Requested in reverse: chronological playback queues them all until the first on the tape comes.
             for chapter in (1...count).reversed() {

@@ -4,14 +4,37 @@ import Foundation
 ///
 /// A struct with static members rather than an enum, so that the environment variable `VCR_RECORD_MODE` can
 /// name one (``init(rawValue:)``) and so that later modes do not break exhaustive switches in user code.
+///
+/// ```swift
+/// VCR.setup { $0.recordMode = .never }   // replay only: a request the cassettes do not have fails
+/// ```
+///
+/// > Note: ``never`` was called `.none`, a name that collides with `Optional.none`: where a `RecordMode?` is
+/// > expected, `.none` means no mode at all. `.none` is kept as a deprecated alias of ``never``, and
+/// > `VCR_RECORD_MODE=none` still names it.
 public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The mode's name as `VCR_RECORD_MODE` takes it: `once`, `new`, `never`, `all` or `passthrough`.
     public let rawValue: String
 
+    /// The mode `rawValue` names, whatever its case and surrounding spaces; nil for any other text.
+    ///
+    /// `none`, the former name of ``never``, names ``never`` (whose ``rawValue`` is `never`), so that
+    /// `VCR_RECORD_MODE=none` keeps working.
+    ///
+    /// ```swift
+    /// RecordMode(rawValue: "never") == .never   // true
+    /// RecordMode(rawValue: "none") == .never    // true
+    /// RecordMode(rawValue: "sometimes")         // nil
+    /// ```
+    ///
+    /// - Parameter rawValue: A mode's name: `once`, `new`, `never` (or `none`), `all`, `passthrough`.
     public init?(rawValue: String) {
-        let known = ["once", "new", "none", "all", "passthrough"]
         let value = rawValue.trimmingCharacters(in: .whitespaces).lowercased()
-        guard known.contains(value) else { return nil }
-        self.rawValue = value
+        switch value {
+        case "none": self = .never
+        case "once", "new", "never", "all", "passthrough": self.rawValue = value
+        default: return nil
+        }
     }
 
     private init(_ rawValue: String) { self.rawValue = rawValue }
@@ -20,18 +43,32 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let once = RecordMode("once")
     /// Replays what matches; what does not is sent to the network and recorded.
     public static let new = RecordMode("new")
-    /// Replays only and never writes. Inserting a cassette whose file is missing throws.
-    public static let none = RecordMode("none")
+    /// Replays only and never writes: a request the cassette cannot match fails, unsent. Inserting a cassette whose
+    /// file is missing throws. For CI and offline runs: `VCR_RECORD_MODE=never swift test`.
+    public static let never = RecordMode("never")
+    /// The former name of ``never``: the same mode (`RecordMode.none == .never`).
+    ///
+    /// Renamed because `.none` collides with `Optional.none`: `let mode: RecordMode? = .none` is no mode at all,
+    /// with only a warning. Write `.never`; `VCR_RECORD_MODE=none` still names ``never``.
+    @available(*, deprecated, renamed: "never")
+    public static var none: RecordMode { .never }
     /// Inserting erases the cassette; everything is recorded again and nothing is replayed.
     public static let all = RecordMode("all")
     /// Requests go to the network as if HTTPVCR were not there; cassettes are neither read nor written. For running
     /// a suite against the real service: `VCR_RECORD_MODE=passthrough swift test`.
     public static let passthrough = RecordMode("passthrough")
 
+    /// The default of the test integrations' `recordMode` parameters (the `.cassette` trait, `VCRCassetteScope`):
+    /// leave the record mode as the configuration has it. Not a mode: ``init(rawValue:)`` never makes it, and the
+    /// integrations never set it on a configuration. It lets those parameters be non-optional, so that `.none`
+    /// passed to them is the deprecated ``none`` rather than `Optional.none`.
+    @usableFromInline package static let configured = RecordMode("configured")
+
     /// The environment variable that, when set, overrides the configured mode: `VCR_RECORD_MODE=all swift test`.
     public static let environmentVariable = "VCR_RECORD_MODE"
 
-    /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `none`, `all`, `passthrough`.
+    /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `never` (or `none`), `all`,
+    /// `passthrough`.
     public static var fromEnvironment: RecordMode? {
         // getenv, not ProcessInfo.environment: that builds a dictionary of the whole environment on every call, a
         // third of the time it takes to load a small cassette.
@@ -49,6 +86,7 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
             .flatMap(RecordMode.init(rawValue:))
     }
 
+    /// The mode as written in Swift: `.never`.
     public var description: String { ".\(rawValue)" }
 }
 

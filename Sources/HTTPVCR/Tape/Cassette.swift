@@ -23,7 +23,7 @@ public final class Cassette: @unchecked Sendable {
     /// Set when the cassette is older than ``VCRConfiguration/reRecordInterval``: what was done about it. The test
     /// integrations tell the test.
     public let expiry: CassetteExpiry?
-    /// Unmatched requests fail instead of being recorded: `.once` on an existing cassette, `.none`, and every
+    /// Unmatched requests fail instead of being recorded: `.once` on an existing cassette, `.never`, and every
     /// foreign cassette.
     public let isWriteProtected: Bool
 
@@ -84,10 +84,10 @@ public final class Cassette: @unchecked Sendable {
                 guard error.code == .cassetteNotFound else { throw error }
                 exists = false
             }
-            if !exists && recordMode == .none {
+            if !exists && recordMode == .never {
                 throw VCRError(
                     .cassetteNotFound,
-                    "No cassette at \(path), and record mode .none never records. Record it first "
+                    "No cassette at \(path), and record mode .never never records. Record it first "
                         + "(VCR_RECORD_MODE=once or new), or check the path.",
                     cassettePath: path,
                     reason: "no such file"
@@ -108,7 +108,7 @@ public final class Cassette: @unchecked Sendable {
             path: path,
             configuration: configuration,
             recordMode: recordMode,
-            mayRecord: recordMode != .none && recordMode != .passthrough && !format.isForeign
+            mayRecord: recordMode != .never && recordMode != .passthrough && !format.isForeign
         )
         if expiry?.action == .reRecord { recordMode = .all }  // recorded anew
         var resolvedMatchers: [Matcher] = []
@@ -133,7 +133,7 @@ public final class Cassette: @unchecked Sendable {
         self.isNew = !exists
         self.recordMode = recordMode
         self.expiry = expiry
-        let isWriteProtected = recordMode == .none || format.isForeign || (recordMode == .once && exists)
+        let isWriteProtected = recordMode == .never || format.isForeign || (recordMode == .once && exists)
         self.isWriteProtected = isWriteProtected
         let hasChanges = recordMode == .all && !tape.scenes.isEmpty
         // Recorded anew: what comes back unchanged keeps its bytes (StableRerecording).

@@ -6,7 +6,7 @@ public enum ExpiryAction: Sendable, Equatable {
     case warn
     /// Refuse to insert it: the test fails before its body runs.
     case fail
-    /// Record it anew, as in `.all` mode. Never where nothing may be recorded (`.none`, a foreign cassette): those
+    /// Record it anew, as in `.all` mode. Never where nothing may be recorded (`.never`, a foreign cassette): those
     /// warn instead.
     case reRecord
 }

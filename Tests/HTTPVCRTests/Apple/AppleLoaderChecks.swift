@@ -54,7 +54,7 @@ extension VCRTests {
                 }
                 try await withCassette("hops", in: folder.path, {
                     configure(&$0)
-                    $0.recordMode = .none
+                    $0.recordMode = .never
                     $0.allowsPlaybackRepeats = true
                 }) { _ in
                     for round in 0..<1_000 {
@@ -100,7 +100,7 @@ extension VCRTests {
                     let (file, _) = try await session().download(from: url)
                     return try Data(contentsOf: file)
                 }
-                let replayed = try await withCassette("download", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("download", in: folder.path, { $0.recordMode = .never }) { _ in
                     let (file, _) = try await session().download(from: url)
                     return try Data(contentsOf: file)
                 }
@@ -134,7 +134,7 @@ extension VCRTests {
             try await holdingCassettes {
                 try await withCassette("cookie", in: folder.path) { _ in _ = try await URLSession.shared.data(from: cookie.url) }
                 cookie.forget()
-                try await withCassette("cookie", in: folder.path, { $0.recordMode = .none }) { _ in
+                try await withCassette("cookie", in: folder.path, { $0.recordMode = .never }) { _ in
                     _ = try await URLSession.shared.data(from: cookie.url)
                 }
                 #expect(try cookie.stored().count == 1)

@@ -61,28 +61,28 @@ extension VCRTests {
             }
         }
 
-        @Test func noneNeverWritesAndNeverSends() async throws {
+        @Test func neverModeNeitherWritesNorSends() async throws {
             try await holdingCassettes {
                 let folder = try TemporaryFolder()
                 #expect(throws: VCRError.self) {
-                    try VCR.insertCassette { $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
+                    try VCR.insertCassette { $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .never }
                 }
                 do {
-                    try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .none }
-                    Issue.record("inserting a missing cassette in .none mode did not throw")
+                    try VCR.insertCassette { $0 = VCRConfiguration(); $0.cassettesPath = folder.path; $0.cassettePath = "missing"; $0.recordMode = .never }
+                    Issue.record("inserting a missing cassette in .never mode did not throw")
                 } catch {
                     #expect((error as? VCRError)?.code == .cassetteNotFound)
                     #expect((error as? VCRError)?.message.contains("missing.json") == true)
                 }
-                let url = try HTTPBin.url("/get?none=1")
-                _ = try await withCassette("none", in: folder.path) { _ in try await session.data(from: url) }
-                let file = folder.url.appendingPathComponent("none.json")
+                let url = try HTTPBin.url("/get?never=1")
+                _ = try await withCassette("never", in: folder.path) { _ in try await session.data(from: url) }
+                let file = folder.url.appendingPathComponent("never.json")
                 let bytes = try Data(contentsOf: file)
                 let before = try HTTPBin.settledRequestCount()
-                try await withCassette("none", in: folder.path, { $0.recordMode = .none }) { cassette in
+                try await withCassette("never", in: folder.path, { $0.recordMode = .never }) { cassette in
                     #expect(cassette.isWriteProtected)
                     _ = try await session.data(from: url)
-                    await #expect(throws: (any Error).self) { try await session.data(from: try HTTPBin.url("/get?none=2")) }
+                    await #expect(throws: (any Error).self) { try await session.data(from: try HTTPBin.url("/get?never=2")) }
                     _ = VCR.takeFailures()
                 }
                 #expect(try HTTPBin.requests(since: before, to: ["/get"]).isEmpty)
@@ -116,7 +116,7 @@ extension VCRTests {
                 let first = try await withCassette("env", in: folder.path) { _ in try await session.data(from: url).0 }
                 setenv(RecordMode.environmentVariable, "all", 1)
                 defer { unsetenv(RecordMode.environmentVariable) }
-                let second = try await withCassette("env", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let second = try await withCassette("env", in: folder.path, { $0.recordMode = .never }) { cassette in
                     #expect(cassette.recordMode == .all)
                     return try await session.data(from: url).0
                 }
@@ -126,9 +126,35 @@ extension VCRTests {
 
         @Test func xcodebuildsPrefixedVariableCountsWhenThePlainOneIsNotSet() {
             #expect(RecordMode.from(environment: ["TEST_RUNNER_VCR_RECORD_MODE": "new"]) == .new)
-            #expect(RecordMode.from(environment: ["VCR_RECORD_MODE": "none", "TEST_RUNNER_VCR_RECORD_MODE": "new"]) == RecordMode.none)
+            #expect(RecordMode.from(environment: ["VCR_RECORD_MODE": "never", "TEST_RUNNER_VCR_RECORD_MODE": "new"]) == .never)
             #expect(RecordMode.from(environment: ["TEST_RUNNER_VCR_RECORD_MODE": "sometimes"]) == nil)
             #expect(RecordMode.from(environment: [:]) == nil)
+        }
+
+        @Test func theVariableTakesTheReplayOnlyModeByBothItsNames() {
+            for name in ["never", "none", "NONE", " Never "] {
+                #expect(RecordMode.from(environment: ["VCR_RECORD_MODE": name]) == .never, "VCR_RECORD_MODE=\(name)")
+                #expect(RecordMode.from(environment: ["TEST_RUNNER_VCR_RECORD_MODE": name]) == .never)
+            }
+            #expect(RecordMode.from(environment: ["VCR_RECORD_MODE": "nothing"]) == nil)
+        }
+
+        @Test func noneIsTheFormerNameOfNever() {
+            let parsed = RecordMode(rawValue: "none")
+            #expect(parsed == .never)
+            #expect(parsed?.rawValue == "never", "one mode: it has the new name however it was named")
+            #expect(parsed?.description == ".never")
+            #expect(RecordMode(rawValue: RecordMode.never.rawValue) == .never)
+            #expect(RecordMode.never.description == ".never")
+            #expect(deprecatedNone == .never, "RecordMode.none == .never")
+            #expect(Set([deprecatedNone, .never]).count == 1)
+        }
+
+        @Test func everyModeIsNamedByItsRawValue() {
+            for mode in [RecordMode.once, .new, .never, .all, .passthrough] {
+                #expect(RecordMode(rawValue: mode.rawValue) == mode)
+                #expect(mode.description == "." + mode.rawValue)
+            }
         }
 
         @Test func identicalRequestsReplayInRecordedOrder() async throws {
@@ -148,4 +174,19 @@ extension VCRTests {
             }
         }
     }
+}
+
+/// `RecordMode.none`, the deprecated spelling, as users wrote it. Only a deprecated member may use it without a
+/// warning, and reached through a protocol that member warns nowhere: the build stays free of deprecation warnings.
+private var deprecatedNone: RecordMode {
+    (FormerSpelling.self as any FormerSpellings.Type).deprecatedNone
+}
+
+private protocol FormerSpellings {
+    static var deprecatedNone: RecordMode { get }
+}
+
+private enum FormerSpelling: FormerSpellings {
+    @available(*, deprecated, message: "spells the deprecated RecordMode.none on purpose")
+    static var deprecatedNone: RecordMode { .none }
 }

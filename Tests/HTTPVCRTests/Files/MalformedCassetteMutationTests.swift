@@ -79,7 +79,7 @@ extension VCRTests {
             }
         }
 
-        /// Mutants inserted for real (`.none`), their first requests replayed through URLSession, then ejected.
+        /// Mutants inserted for real (`.never`), their first requests replayed through URLSession, then ejected.
         @Test func readableMutantsInsertReplayAndEject() async throws {
             let folder = try TemporaryFolder()
             var inserted = 0
@@ -119,7 +119,7 @@ extension VCRTests {
         let url = folder.url.appendingPathComponent(name)
         try content.write(to: url)
         var configuration = VCRConfiguration()
-        configuration.recordMode = .none
+        configuration.recordMode = .never
         #expect(throws: VCRError.self) { _ = try Cassette(configuration: configuration, url: url) }
         do {
             let tape = try CassetteFile.read(at: url).tape
@@ -173,7 +173,7 @@ extension VCRTests {
         #expect(tape.nextChapter == 2)
 
         var configuration = VCRConfiguration()
-        configuration.recordMode = .none
+        configuration.recordMode = .never
         let cassette = try Cassette(configuration: configuration, url: url)
         #expect((0..<3).map { _ in cassette.reserveChapter() } == [2, 4, 5])
 

@@ -51,7 +51,7 @@ extension VCRTests {
             request.httpBody = first.request.body
             for header in first.request.headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
             let replay: (inout VCRConfiguration) -> Void = {
-                $0.recordMode = .none  // offline: never the network
+                $0.recordMode = .never  // offline: never the network
                 $0.playbackMode = .momentary  // the first chapter need not wait for others on the tape
             }
             let session = vcrSession(timeout: 5)

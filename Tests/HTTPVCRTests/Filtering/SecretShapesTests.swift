@@ -91,7 +91,7 @@ extension VCRTests {
                 #expect(file.contains("[FILTERED]"))
                 // And the cassette replays, offline.
                 let before = try HTTPBin.settledRequestCount()
-                let replayed = try await withCassette("shapes", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let replayed = try await withCassette("shapes", in: folder.path, { $0.recordMode = .never }) { cassette in
                     let statuses = try await run()
                     #expect(cassette.allPlayed)
                     return statuses
@@ -162,7 +162,7 @@ extension VCRTests {
                 try await withCassette("weather", in: folder.path) { _ in
                     _ = try await session.data(from: try HTTPBin.url("/data/2.5/weather?q=Paris&appid=\(appid)&k=\(key)"))
                 }
-                try await withCassette("weather", in: folder.path, { $0.recordMode = .none }) { _ in
+                try await withCassette("weather", in: folder.path, { $0.recordMode = .never }) { _ in
                     _ = try? await session.data(from: url)
                 }
                 let failure = try #require(VCR.takeFailures().first)

@@ -159,7 +159,7 @@ extension VCRTests {
                 try expectNoSecret(of: plan, in: file)
 
                 let before = try HTTPBin.settledRequestCount()
-                let replayed = try await withCassette("secrets", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let replayed = try await withCassette("secrets", in: folder.path, { $0.recordMode = .never }) { cassette in
                     let replayed = await outcomes(of: plan)
                     #expect(cassette.allPlayed)
                     return replayed
@@ -197,7 +197,7 @@ extension VCRTests {
                 #expect(text.contains("%3CAPI_KEY%3E"))
                 let replayed = try await withCassette("sensitive", in: folder.path, {
                     configure(&$0)
-                    $0.recordMode = .none
+                    $0.recordMode = .never
                 }) { _ in try await echoed() }
                 #expect(replayed == "key \(value)")
             }
@@ -298,7 +298,7 @@ extension VCRTests {
                 let file = folder.url.appendingPathComponent("old.json")
                 let before = try Data(contentsOf: file)
                 let replayed = try await withCassette("old", in: folder.path, {
-                    $0.recordMode = .none
+                    $0.recordMode = .never
                     $0.matchers = matchers
                 }) { cassette in
                     let replayed = try await session.data(for: request).0
@@ -331,7 +331,7 @@ extension VCRTests {
                 let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
                 #expect(!text.contains(token))
                 #expect(text.contains("/anything/files/%5BFILTERED%5D"))
-                let replayed = try await withCassette("flow", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let replayed = try await withCassette("flow", in: folder.path, { $0.recordMode = .never }) { cassette in
                     let replayed = try await flow()
                     #expect(cassette.allPlayed)
                     return replayed

@@ -75,7 +75,7 @@ extension VCRTests {
             #expect(!text.contains("s3cr3t-one") && !text.contains("d4rk-two"), "not in the body httpbin echoed either")
 
             let before = try HTTPBin.settledRequestCount()
-            let (replayedBody, replayed) = try await withCassette("fields", in: folder.path, { $0.recordMode = .none }) { _ in
+            let (replayedBody, replayed) = try await withCassette("fields", in: folder.path, { $0.recordMode = .never }) { _ in
                 try await VCR.dataKeepingFields(for: request, sending: sender.send)
             }
             #expect(sender.count == 1, "replaying never calls the client")
@@ -136,7 +136,7 @@ extension VCRTests {
             #expect(Self.values("X-Multi", in: taped) == ["one", "two", "three"])
             #expect(Self.values("Set-Cookie", in: taped) == ["a=[FILTERED]; Path=/", "b=[FILTERED]"])
 
-            let replayed = try await withCassette("fields-stream", in: folder.path, { $0.recordMode = .none }) { _ in
+            let replayed = try await withCassette("fields-stream", in: folder.path, { $0.recordMode = .never }) { _ in
                 let (response, chunks) = try await VCR.bytesKeepingFields(for: request) { _ in
                     Issue.record("the client was called")
                     throw URLError(.badServerResponse)
@@ -159,7 +159,7 @@ extension VCRTests {
             let file = folder.url.appendingPathComponent("fields-urlsession.json")
             let taped = try #require(try Self.responseOnTape(file))
             #expect(Self.values("X-Multi", in: taped) == ["one, two"])
-            let (body, replayed) = try await withCassette("fields-urlsession", in: folder.path, { $0.recordMode = .none }) { _ in
+            let (body, replayed) = try await withCassette("fields-urlsession", in: folder.path, { $0.recordMode = .never }) { _ in
                 try await VCR.dataKeepingFields(for: URLRequest(url: url)) { _ in
                     Issue.record("the client was called")
                     throw URLError(.badServerResponse)

@@ -43,7 +43,7 @@ extension VCRTests {
             #expect(tape.interactions.first?.request.body == request.httpBody)
 
             let before = try HTTPBin.settledRequestCount()
-            let replayed = try await withCassette("door", in: folder.path, { $0.recordMode = .none }) { cassette in
+            let replayed = try await withCassette("door", in: folder.path, { $0.recordMode = .never }) { cassette in
                 let replayed = try await VCR.data(for: request, sending: sender.send)
                 #expect(cassette.allPlayed)
                 return replayed
@@ -61,7 +61,7 @@ extension VCRTests {
             _ = try await withCassette("door-protected", in: folder.path) { _ in
                 try await VCR.data(for: URLRequest(url: try HTTPBin.url("/get?door=recorded")), sending: sender.send)
             }
-            try await withCassette("door-protected", in: folder.path, { $0.recordMode = .none }) { _ in
+            try await withCassette("door-protected", in: folder.path, { $0.recordMode = .never }) { _ in
                 let error = await #expect(throws: VCRError.self) {
                     try await VCR.data(for: URLRequest(url: try HTTPBin.url("/get?door=other")), sending: sender.send)
                 }
@@ -80,7 +80,7 @@ extension VCRTests {
                     try await VCR.data(for: request) { _ in throw ClientBroke() }
                 }
             }
-            try await withCassette("door-error", in: folder.path, { $0.recordMode = .none }) { _ in
+            try await withCassette("door-error", in: folder.path, { $0.recordMode = .never }) { _ in
                 let error = await #expect(throws: (any Error).self) {
                     try await VCR.data(for: request) { _ in Issue.record("the client was called"); throw ClientBroke() }
                 }
@@ -91,7 +91,7 @@ extension VCRTests {
             try await withCassette("door-timeout", in: folder.path) { _ in
                 _ = try? await VCR.data(for: timeout) { _ in throw URLError(.timedOut) }
             }
-            try await withCassette("door-timeout", in: folder.path, { $0.recordMode = .none }) { _ in
+            try await withCassette("door-timeout", in: folder.path, { $0.recordMode = .never }) { _ in
                 let error = await #expect(throws: URLError.self) {
                     try await VCR.data(for: timeout) { _ in throw URLError(.badServerResponse) }
                 }
@@ -143,7 +143,7 @@ extension VCRTests {
             #expect(String(decoding: recorded.reduce(Data(), +), as: UTF8.self).split(separator: "\n").count == 5)
             let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("door-stream.json")).tape
             #expect(tape.interactions.first?.chunks == recorded, "every chunk on the tape, as it came")
-            let replayed = try await withCassette("door-stream", in: folder.path, { $0.recordMode = .none }) { _ in
+            let replayed = try await withCassette("door-stream", in: folder.path, { $0.recordMode = .never }) { _ in
                 let (_, chunks) = try await VCR.bytes(for: request) { _ in
                     Issue.record("the client was called")
                     throw URLError(.badServerResponse)

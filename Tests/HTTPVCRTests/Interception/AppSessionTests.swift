@@ -17,7 +17,7 @@ extension VCRTests {
         }
 
         /// Runs `body` with no cassette (what the server sees without HTTPVCR), recording, then replaying with
-        /// `.none`; returns each run and the tape. `body` gets an id to put in its URLs: the run without a cassette
+        /// `.never`; returns each run and the tape. `body` gets an id to put in its URLs: the run without a cassette
         /// has one of its own, so that the server's log (written after each answer) tells the runs apart.
         func liveRecordReplay<Outcome>(
             _ configure: @escaping (inout VCRConfiguration) -> Void = { _ in },
@@ -40,7 +40,7 @@ extension VCRTests {
                 let liveServed = try HTTPBin.requests(containing: liveID, since: start, atLeast: sent)
                 let recordServed = try HTTPBin.requests(containing: id, since: start, atLeast: sent)
                 let before = try HTTPBin.settledRequestCount()
-                let replayed = try await withCassette("app", in: folder.path, { configure(&$0); $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("app", in: folder.path, { configure(&$0); $0.recordMode = .never }) { _ in
                     try await body(id)
                 }
                 let replayServed = try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains(id) }
@@ -219,14 +219,14 @@ extension VCRTests {
                 // Recorded following; replayed refusing: the 3xx is the outcome, and nothing is sent.
                 _ = try await withCassette("mind", in: folder.path) { _ in try await redirecting(id) { $1 } }
                 let before = try HTTPBin.settledRequestCount()
-                let refused = try await withCassette("mind", in: folder.path, { $0.recordMode = .none }) { _ in
+                let refused = try await withCassette("mind", in: folder.path, { $0.recordMode = .never }) { _ in
                     try await redirecting(id) { _, _ in nil }
                 }
                 #expect(refused.status == 302)
                 #expect(refused.calls == ["willPerformHTTPRedirection", "didReceiveResponse", "didComplete"])
                 // Recorded refusing, replayed following: the next request is not on the cassette.
                 _ = try await withCassette("refused", in: folder.path) { _ in try await redirecting(id) { _, _ in nil } }
-                let followed = try await withCassette("refused", in: folder.path, { $0.recordMode = .none }) { _ in
+                let followed = try await withCassette("refused", in: folder.path, { $0.recordMode = .never }) { _ in
                     let delegate = AppDelegate()
                     let session = appSession(delegate: delegate)
                     defer { session.finishTasksAndInvalidate() }
@@ -271,7 +271,7 @@ extension VCRTests {
                 #expect(tape.interactions.first?.response == nil)
                 #expect(tape.interactions.first?.error == nil, "cut off where the app left it, not cancelled")
                 let served = try HTTPBin.requests(containing: String(id), since: before, atLeast: 1)
-                #expect(try await unanswered(.none) == ["willPerformHTTPRedirection"])
+                #expect(try await unanswered(.never) == ["willPerformHTTPRedirection"])
                 #expect(try HTTPBin.requestsFromAnyProcess(since: before).filter { $0.contains(id) } == served)
             }
         }
@@ -359,7 +359,7 @@ extension VCRTests {
             try await holdingCassettes {
                 // corelibs before 6.3.2 waits forever here against the server: HTTPVCR ends with the 401 (6.3.2's
                 // and Apple's outcome), recording and replaying.
-                for mode in [RecordMode.all, .none] {
+                for mode in [RecordMode.all, .never] {
                     let outcome = try await withCassette("unanswered", in: folder.path, { $0.recordMode = mode }) { _ in
                         try await authenticating(id, answer: nil)
                     }
@@ -368,7 +368,7 @@ extension VCRTests {
                     #expect(outcome.challenges.count == 1)
                 }
                 // Without a delegate, with a completion handler: the 401 and its challenge header, whole.
-                for mode in [RecordMode.all, .none] {
+                for mode in [RecordMode.all, .never] {
                     let response = try await withCassette("no-delegate", in: folder.path, { $0.recordMode = mode }) { _ in
                         try await appSession().data(from: try HTTPBin.url("/basic-auth/user-\(id)/passwd")).1
                     }

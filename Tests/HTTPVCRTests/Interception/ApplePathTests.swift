@@ -19,7 +19,7 @@ extension VCRTests {
                     await LoaderDouble(loader).load(URLRequest(url: url))
                 }
                 let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("stream.json")).tape
-                let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .never }) { _ in
                     await LoaderDouble(loader).load(URLRequest(url: url))
                 }
                 #expect(recorded.body == tape.interactions[0].body)
@@ -49,7 +49,7 @@ extension VCRTests {
                 // Linux: the session's own storage, read from the task; this double has none, so nothing is stored.
                 #expect(try cookie.stored().count == (loader == .apple ? 1 : 0))
                 cookie.forget()
-                _ = try await withCassette("cookie", in: folder.path, { $0.recordMode = .none }) { _ in
+                _ = try await withCassette("cookie", in: folder.path, { $0.recordMode = .never }) { _ in
                     await LoaderDouble(loader).load(request)
                 }
                 #expect(try cookie.stored().count == (loader == .apple ? 1 : 0), "replayed too")

@@ -10,7 +10,7 @@ extension VCRTests {
     /// Who hears of a body besides the client hears of it under a cassette as from the server: the delegate of an
     /// async call, an upload's delegate, a download's file and delegate.
     @Suite struct BodyRouteTests {
-        /// `body` run with no cassette, recording, then replaying with `.none` (the server out of reach).
+        /// `body` run with no cassette, recording, then replaying with `.never` (the server out of reach).
         func liveRecordReplay<Outcome>(_ body: () async throws -> Outcome) async throws -> [Outcome] {
             try await holdingCassettes {
                 let folder = try TemporaryFolder()
@@ -18,7 +18,7 @@ extension VCRTests {
                 let recorded = try await withCassette("body", in: folder.path, { $0.recordMode = .all }) { _ in
                     try await body()
                 }
-                let replayed = try await withCassette("body", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("body", in: folder.path, { $0.recordMode = .never }) { _ in
                     try await body()
                 }
                 #expect(VCR.takeFailures().isEmpty)

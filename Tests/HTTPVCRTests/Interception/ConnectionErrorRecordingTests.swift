@@ -50,7 +50,7 @@ extension VCRTests {
                 _ = try? await session.data(from: url)
                 #expect(VCR.takeFailures().isEmpty)
             }
-            try await withCassette("outage", in: folder.path, { $0.recordMode = .none }) { _ in
+            try await withCassette("outage", in: folder.path, { $0.recordMode = .never }) { _ in
                 let error = await #expect(throws: URLError.self) { try await session.data(from: url) }
                 #expect(error?.code == .cannotConnectToHost, "the outage replays")
             }

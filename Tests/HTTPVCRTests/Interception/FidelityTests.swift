@@ -58,7 +58,7 @@ extension VCRTests {
                 let recorded = try await withCassette("cookies", in: folder.path) { _ in try await cookieFlow(kind) }
                 #expect(recorded.afterSet == live.afterSet)
                 #expect(recorded.after == live.after)
-                let replayed = try await withCassette("cookies", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let replayed = try await withCassette("cookies", in: folder.path, { $0.recordMode = .never }) { cassette in
                     let replayed = try await cookieFlow(kind)
                     #expect(cassette.allPlayed)
                     return replayed
@@ -104,7 +104,7 @@ extension VCRTests {
                 try await withCassette("slow", in: folder.path) { _ in _ = try await session.data(from: url) }
                 func replay(_ timing: ReplayTiming) async throws -> TimeInterval {
                     try await withCassette("slow", in: folder.path, {
-                        $0.recordMode = .none
+                        $0.recordMode = .never
                         $0.replayTiming = timing
                     }) { _ in try await elapsed { _ = try await session.data(from: url) } }
                 }
@@ -176,12 +176,12 @@ extension VCRTests {
                 let tape = try CassetteFile.read(at: folder.url.appendingPathComponent("stream.json")).tape
                 #expect(recorded.chunks.count == tape.interactions[0].chunks.count)
                 #expect(recorded.chunks.count > 1)
-                let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("stream", in: folder.path, { $0.recordMode = .never }) { _ in
                     await chunks(of: url)
                 }
                 #expect(replayed.chunks.map(\.data) == tape.interactions[0].chunks)
                 // Completion-handler and async callers still get the whole body.
-                let whole = try await withCassette("stream", in: folder.path, { $0.recordMode = .none }) { _ in
+                let whole = try await withCassette("stream", in: folder.path, { $0.recordMode = .never }) { _ in
                     try await session.data(from: url).0
                 }
                 #expect(whole == tape.interactions[0].body)
@@ -199,7 +199,7 @@ extension VCRTests {
                 #expect(last >= 1.0, "the drip ended at \(last) s")
                 #expect(first < last - 0.5, "the first chunk came at \(first) s, the last at \(last) s")
                 let replayed = try await withCassette("drip", in: folder.path, {
-                    $0.recordMode = .none
+                    $0.recordMode = .never
                     $0.replayTiming = .recorded
                 }) { _ in await chunks(of: url) }
                 #expect(replayed.chunks.count == 4)
@@ -222,7 +222,7 @@ extension VCRTests {
                 #expect(recordedEvents.prefix(3) == ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"])
                 #expect(tape.interactions[0].error?.code == NSURLErrorCancelled)
 
-                let replayed = try await withCassette("events", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("events", in: folder.path, { $0.recordMode = .never }) { _ in
                     await chunks(of: server.url, cancellingAfter: 3)
                 }
                 #expect(replayed.chunks.map(\.data) == recorded.chunks.map(\.data))
@@ -241,7 +241,7 @@ extension VCRTests {
                 let recorded = try await withCassette("head", in: folder.path) { _ in
                     try await session.data(for: request)
                 }
-                let replayed = try await withCassette("head", in: folder.path, { $0.recordMode = .none }) { _ in
+                let replayed = try await withCassette("head", in: folder.path, { $0.recordMode = .never }) { _ in
                     try await session.data(for: request)
                 }
                 for (data, response) in [recorded, replayed] {

@@ -33,7 +33,7 @@ extension VCRTests {
             #expect(tape.interactions.first?.request.headers[field: "X-Before-Record"] == "rewritten")
             let replayed = try await withCassette("asked-once", in: folder.path, {
                 configure(&$0)
-                $0.recordMode = .none
+                $0.recordMode = .never
             }) { _ in try await session.data(from: url).0 }
             #expect(asked.withLock { $0 } == 2, "replaying")
             #expect(replayed == recorded)

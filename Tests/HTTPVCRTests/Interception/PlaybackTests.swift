@@ -133,7 +133,7 @@ extension VCRTests {
             // VCR.py stores each hop of /redirect/2 as its own interaction.
             let fixture = ForeignFormatTests.vcrpyFixture
             let base = ForeignFormatTests.vcrpyBase
-            let replayOnly: (inout VCRConfiguration) -> Void = { $0.recordMode = .none }
+            let replayOnly: (inout VCRConfiguration) -> Void = { $0.recordMode = .never }
             let (data, response) = try await withCassette(fixture.path, in: "/", replayOnly) { cassette in
                 #expect(cassette.format == .vcrpy && cassette.isWriteProtected)
                 return try await session.data(from: URL(string: "\(base)/redirect/2")!)
@@ -169,8 +169,8 @@ extension VCRTests {
             _ body: () async throws -> Void
         ) async throws {
             let path = ForeignFormatTests.yahttpvcrFixture(name + ".json").path
-            // .none: a missing fixture fails with its path instead of recording from the network.
-            try await withCassette(path, in: "/", { $0.recordMode = .none; configure(&$0) }) { cassette in
+            // .never: a missing fixture fails with its path instead of recording from the network.
+            try await withCassette(path, in: "/", { $0.recordMode = .never; configure(&$0) }) { cassette in
                 #expect(cassette.format == .yahttpvcr)
                 try await body()
             }

@@ -230,7 +230,7 @@ extension VCRTests {
         ) async throws -> T {
             try await withCassette("Core/httpbin-traffic", in: Self.cassettes, {
                 $0.matchers = [.method, .path, .query]
-                $0.recordMode = .none
+                $0.recordMode = .never
                 $0.playbackMode = playbackMode
             }, body)
         }
@@ -259,7 +259,7 @@ extension VCRTests {
             // The global `withCassette`, without this suite's `reportsRedirectHops = true`: the default.
             let outcome = try await HTTPVCRTests.withCassette("Core/httpbin-traffic", in: Self.cassettes, {
                 $0.matchers = [.method, .path, .query]
-                $0.recordMode = .none
+                $0.recordMode = .never
             }) { cassette in
                 let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
                 #expect(cassette.playCount == 1)
@@ -277,7 +277,7 @@ extension VCRTests {
             // Through a real session: hops followed inside (corelibs cannot take a reported one).
             let followed = try await HTTPVCRTests.withCassette("Core/httpbin-traffic", in: Self.cassettes, {
                 $0.matchers = [.method, .path, .query]
-                $0.recordMode = .none
+                $0.recordMode = .never
             }) { _ in try await vcrSession().data(from: url) }
             #expect(reported.body == followed.0)
             #expect(reported.response?.url == followed.1.url)
@@ -301,7 +301,7 @@ extension VCRTests {
         @Test func hopsStoredAsRequestsOfTheirOwnAreReportedAndMatched() async throws {
             let base = ForeignFormatTests.vcrpyBase
             let folder = ForeignFormatTests.vcrpyFixture.deletingLastPathComponent().path
-            let outcome = try await withCassette("httpbin-basics.json", in: folder, { $0.recordMode = .none }) { cassette in
+            let outcome = try await withCassette("httpbin-basics.json", in: folder, { $0.recordMode = .never }) { cassette in
                 let outcome = await LoaderDouble().load(URLRequest(url: URL(string: "\(base)/redirect/2")!))
                 #expect(cassette.playCount == 1, "the reader folds the two 302s and the 200 into one chapter")
                 return outcome
@@ -329,7 +329,7 @@ extension VCRTests {
             ])
             try CassetteFile.write(tape, to: folder.url.appendingPathComponent("cross-host.json"), as: .json)
             let outcome = try await withCassette("cross-host", in: folder.path, {
-                $0.recordMode = .none
+                $0.recordMode = .never
                 $0.hostFilter = ["api.test"]
             }) { cassette in
                 #expect(AppleLoaderProtocol.canInit(with: URLRequest(url: URL(string: end.url)!)) == false)

@@ -209,7 +209,7 @@ extension VCRTests {
                 #expect(recorded >= 8997, "the last two of the last three may still be on their way")
                 let served = try HTTPBin.requests(containing: url.path, since: start, atLeast: recorded).count
                 let before = try HTTPBin.settledRequestCount()
-                let replayed = try await withCassette("repeated", in: folder.path, { $0.recordMode = .none }) { cassette in
+                let replayed = try await withCassette("repeated", in: folder.path, { $0.recordMode = .never }) { cassette in
                     let replayed = await repeatedRequests(url, cycles: 3000)
                     // The loader started each three in an order of its own while recording: which of three identical
                     // chapters a request gets says nothing about which to wait for (corelibs' 9,000 took 21–30 s

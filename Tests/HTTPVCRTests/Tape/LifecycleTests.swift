@@ -20,7 +20,7 @@ extension VCRTests {
                 try await session.data(from: url).0
             }
             // Twice against one recording: the second fails, and the message names the option.
-            try await withCassette("uuid-once", in: folder.path, { $0.recordMode = .none }) { _ in
+            try await withCassette("uuid-once", in: folder.path, { $0.recordMode = .never }) { _ in
                 #expect(try await session.data(from: url).0 == recorded)
                 await #expect(throws: VCRError.self) { try await session.data(from: url) }
                 let failure = try #require(VCR.takeFailures().first)
@@ -29,7 +29,7 @@ extension VCRTests {
             }
             let before = try HTTPBin.settledRequestCount()
             try await withCassette("uuid-once", in: folder.path, {
-                $0.recordMode = .none
+                $0.recordMode = .never
                 $0.allowsPlaybackRepeats = true
             }) { cassette in
                 for _ in 0..<3 {
@@ -50,7 +50,7 @@ extension VCRTests {
             }
             #expect(first != second)
             try await withCassette("uuid-twice", in: folder.path, {
-                $0.recordMode = .none
+                $0.recordMode = .never
                 $0.allowsPlaybackRepeats = true
                 $0.playbackMode = .momentary
             }) { _ in
@@ -186,7 +186,7 @@ extension VCRTests {
             try await withCassette("protected", in: folder.path, {
                 $0.reRecordInterval = 30 * Self.days
                 $0.expiryAction = .reRecord
-                $0.recordMode = .none
+                $0.recordMode = .never
             }) { cassette in
                 #expect(cassette.expiry?.action == .warn)
                 #expect(cassette.expiry?.message.contains("It is not re-recorded") == true)

@@ -74,7 +74,7 @@ struct OpenAPIMiddlewareTests {
         #expect(cookies.count == 2, "\(cookies)")
         #expect(cookies.map { $0.prefix { $0 != "=" } } == ["session", "theme"])
         #expect(String(decoding: body, as: UTF8.self) == RepeatedFieldsTransport.body)
-        if ProcessInfo.processInfo.environment["VCR_RECORD_MODE"] == "none" {
+        if RecordMode.fromEnvironment == .never {
             #expect(transport.calls == 0, "replayed from the committed cassette, as in CI")
         } else {
             #expect(transport.calls <= 1)
