@@ -50,7 +50,7 @@ final class DeliveryQueue: @unchecked Sendable {
         var pending: [Delivery] = []
         /// Where the next delivery is in `pending`; what is before it has been handed over.
         var next = 0
-        /// Someone holds the turn to deliver: a draining thread, a hop to a client's queue, or a direct hand-over.
+        /// Someone holds the turn to deliver: a draining thread, or a hop to a client's queue.
         var isDraining = false
     }
 
@@ -73,27 +73,6 @@ final class DeliveryQueue: @unchecked Sendable {
                 state.pending.append(contentsOf: deliveries)
             }
         }
-    }
-
-    /// Takes the turn to deliver, for a caller that hands a whole chapter over itself, when nothing is queued and
-    /// nobody is delivering; what others queue meanwhile waits for ``endDirect()``. Call with the playback's lock
-    /// held.
-    func beginDirect() -> Bool {
-        state.withLock { state in
-            guard !state.isDraining, state.pending.isEmpty else { return false }
-            state.isDraining = true
-            return true
-        }
-    }
-
-    /// Gives the turn back once the directly handed-over chapter's client calls are made, and delivers what was
-    /// queued meanwhile.
-    func endDirect() {
-        let hasPending = state.withLock { state in
-            state.isDraining = false
-            return !state.pending.isEmpty
-        }
-        if hasPending { drain() }
     }
 
     /// Call without the playback's lock: delivers everything queued, unless someone else holds the turn.

@@ -54,12 +54,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
-        case let .replayNow(chapter):
-            defer { cassette.playback.endDirect() }
-            for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }
-            receiver.receive(.completion)  // a chapter cut off before its end still ends
-            return try await receiver.outcome()
+        switch cassette.playback.play(filtered, to: { receiver }) {
         case .replaying:
             return try await receiver.outcome()
         case .record:
@@ -90,12 +85,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, mayHandOverWhole: true, to: { receiver }) {
-        case let .replayNow(chapter):
-            defer { cassette.playback.endDirect() }
-            for position in chapter.positions { receiver.receive(chapter.scenes[position].event) }
-            receiver.receive(.completion)
-            return try await receiver.response()
+        switch cassette.playback.play(filtered, to: { receiver }) {
         case .replaying:
             return try await receiver.response()
         case .record:

@@ -82,8 +82,8 @@ final class Load: @unchecked Sendable {
         guard let cassette, let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
-        switch cassette.playback.play(filtered, mayHandOverWhole: false, to: { part }) {
-        case .replaying, .replayNow:
+        switch cassette.playback.play(filtered, to: { part }) {
+        case .replaying:
             break
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))

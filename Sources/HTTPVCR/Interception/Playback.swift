@@ -9,22 +9,13 @@ import FoundationNetworking
 /// nobody made. It keeps the counts of what was played.
 final class Playback: @unchecked Sendable {
     enum Decision {
-        /// Scenes of a recorded chapter are on their way to the receiver.
+        /// Scenes of a recorded chapter are on their way to the receiver: delivered before `play` returns when
+        /// they can be (sequential and momentary replay, the common case), else as they become due.
         case replaying
-        /// A recorded chapter to hand over whole, now, before anything else is delivered; then call
-        /// ``endDirect()``. Sequential and momentary replay, the common case, skip the delivery queue.
-        case replayNow(ReplayedChapter)
         /// Nothing matched and the cassette may record: send the request and record it.
         case record
         /// Nothing matched and the cassette may not record: fail with this error, send nothing.
         case refuse(VCRError)
-    }
-
-    /// A chapter's scenes, for a caller that hands them over itself.
-    struct ReplayedChapter {
-        let scenes: [Scene]
-        /// The chapter's scenes' positions in `scenes`, in tape order.
-        let positions: [Int]
     }
 
     /// Where a mismatch message says the request was refused, and how the cassette was set up.
@@ -122,27 +113,20 @@ final class Playback: @unchecked Sendable {
 
     // MARK: Playing
 
-    /// Matches a (filtered) live request against the tape and starts replaying it: hands the chapter back whole,
-    /// or queues its scenes for the receiver `makeReceiver` makes (made only then); or says to record or refuse.
-    func play(
-        _ request: URLRequest, mayHandOverWhole: Bool, to makeReceiver: () -> any SceneReceiver
-    ) -> Decision {
-        // A chapter handed over whole cannot wait for its scenes to be due.
-        let mayHandOverWhole = mayHandOverWhole && policy.timingFactor == nil
+    /// Matches a (filtered) live request against the tape and starts replaying it: queues its scenes for the
+    /// receiver `makeReceiver` makes (made only then) and delivers what can be delivered now; or says to record or
+    /// refuse.
+    func play(_ request: URLRequest, to makeReceiver: () -> any SceneReceiver) -> Decision {
         let decision: Decision = state.withLock { state in
             state.requestsSeen += 1
             if policy.recordMode == .all { return .record }
-            if let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
-                return decision
-            }
-            if refilter(&state),
-               let decision = startReplay(of: request, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver) {
-                return decision
-            }
+            if startReplay(of: request, in: &state, makeReceiver) { return .replaying }
+            if refilter(&state), startReplay(of: request, in: &state, makeReceiver) { return .replaying }
             if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
                 for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
             ) {
-                return replayAgain(chapter, mayHandOverWhole: mayHandOverWhole, in: &state, makeReceiver)
+                replayAgain(chapter, in: &state, makeReceiver)
+                return .replaying
             }
             if !policy.isWriteProtected { return .record }
             return .refuse(VCRError(.noMatch, Mismatch.message(
@@ -154,24 +138,16 @@ final class Playback: @unchecked Sendable {
                 isPlayed: { state.matched[$0] }
             ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
         }
-        if case .replayNow = decision { return decision }
         deliveries.drain()
         return decision
     }
 
-    /// Call when a chapter from ``play(_:mayHandOverWhole:to:)``'s `.replayNow` has been handed over.
-    func endDirect() {
-        deliveries.endDirect()
-    }
-
-    /// The matched chapter, whole when it may and can be handed over at once, else queued for the receiver;
-    /// nil when nothing matches.
+    /// Queues the matched chapter for the receiver; false when nothing matches.
     private func startReplay(
         of request: URLRequest,
-        mayHandOverWhole: Bool,
         in state: inout State,
         _ makeReceiver: () -> any SceneReceiver
-    ) -> Decision? {
+    ) -> Bool {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
         state.matched = []
@@ -182,33 +158,12 @@ final class Playback: @unchecked Sendable {
             recordedRequest: { RequestParts(matchRequests[$0]) },
             isPlayed: { matched[$0] }
         )
-        guard let chapter else { return nil }
+        guard let chapter else { return false }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        if mayHandOverWhole, !asksTheSession(chapter), deliveries.beginDirect() {
-            if state.player.takeWhole(chapter: chapter) {
-                countFinished(chapter, in: &state)
-                return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
-            }
-            deliveries.endDirect()  // nothing was queued meanwhile: the lock is held
-        }
-        let receiver = makeReceiver()
-        enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
+        enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
         scheduleWakeIfNeeded(&state)
-        return .replaying
-    }
-
-    /// Whether the app's session may have its say on the chapter's way (a hop, or an end in a redirect or a 401
-    /// asking for credentials): such a chapter goes through its load (``Load``) scene by scene, never handed over
-    /// whole.
-    private func asksTheSession(_ chapter: Int) -> Bool {
-        layout.scenesOfChapter[chapter].contains { position in
-            switch scenes[position].event {
-            case .redirect: true
-            case let .response(response): LoaderRules.leadsFurther(response)
-            default: false
-            }
-        }
+        return true
     }
 
     /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
@@ -224,19 +179,9 @@ final class Playback: @unchecked Sendable {
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(
-        _ chapter: Int,
-        mayHandOverWhole: Bool,
-        in state: inout State,
-        _ makeReceiver: () -> any SceneReceiver
-    ) -> Decision {
-        if mayHandOverWhole, !asksTheSession(chapter), deliveries.beginDirect() {
-            return .replayNow(ReplayedChapter(scenes: scenes, positions: layout.scenesOfChapter[chapter]))
-        }
+    private func replayAgain(_ chapter: Int, in state: inout State, _ makeReceiver: () -> any SceneReceiver) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        let receiver = makeReceiver()
-        enqueue(state.player.repeatDeliveries(of: chapter, to: receiver), in: &state, counts: false)
-        return .replaying
+        enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()), in: &state, counts: false)
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears

@@ -81,18 +81,6 @@ struct Player {
         return deliveries
     }
 
-    /// Marks every scene of a matched chapter delivered, for the caller to hand over itself, when ``start`` would
-    /// hand the whole chapter over at once. Returns false, having delivered nothing, otherwise.
-    mutating func takeWhole(chapter: Int) -> Bool {
-        guard let whole = wholeDelivery(of: chapter) else { return false }
-        for position in layout.scenesOfChapter[chapter] where !delivered[position] {
-            delivered[position] = true
-            playhead = max(playhead, position + 1)
-        }
-        if whole == .nextOnTape { waitingSince = nil }
-        return true
-    }
-
     /// Whether the next scene to play is this chapter's first and its scenes follow one another on the tape.
     private mutating func startsAtCursorUnbroken(_ chapter: Int) -> Bool {
         while cursor < scenes.count, delivered[cursor] || isBypassed(layout.chapterOfScene[cursor]) { cursor += 1 }

@@ -4,8 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The thin interception layer: decides whether a request is ours, filters it, asks the cassette for a match,
-/// and hands over to the playback (replay), the recorder (record) or fails the task (refuse). A chapter the
-/// playback hands back whole is given to the client right here (``handOver(_:)``).
+/// and hands over to the playback (replay), the recorder (record) or fails the task (refuse).
 ///
 /// State that outlives `startLoading` lives in a ``ClientChannel`` behind a lock; the class itself is not
 /// `Sendable`. Not final: tests subclass it to drive another platform's loader (``platform``).
@@ -53,7 +52,7 @@ class VCRURLProtocol: URLProtocol {
     private var cassette: Cassette?
     /// The task's session, as `startLoading` found it.
     private var app: AppSession?
-    /// Made on first use: a chapter handed over whole from inside `startLoading` needs none.
+    /// Made on first use, in `startLoading`.
     private var loadIfMade: Load?
 
     /// The load, made on first use.
@@ -145,18 +144,9 @@ class VCRURLProtocol: URLProtocol {
         if Self.redirectHandling(for: cassette) == .reportToClient {
             channel.reportRedirects(to: cassette.redirectHandoffs)
         }
-        // A chapter handed over whole would end the task right here, on the work queue: not while its caller is
-        // being cancelled (see CallerTask). Nor a download, whose body goes to a file.
-        let mayHandOverWhole = caller?.isCancelled != true && !(task is URLSessionDownloadTask)
-        let decision = cassette.playback.play(filtered, mayHandOverWhole: mayHandOverWhole) {
-            self.load().currentPart(sending: live)
-        }
-        switch decision {
+        switch cassette.playback.play(filtered, to: { self.load().currentPart(sending: live) }) {
         case .replaying:
             break
-        case let .replayNow(chapter):
-            handOver(chapter, sending: live)
-            cassette.playback.endDirect()
         case .record:
             Recorder.shared.start(Recording(
                 live: live, filtered: filtered, cassette: cassette, part: load().currentPart(sending: live)
@@ -169,24 +159,6 @@ class VCRURLProtocol: URLProtocol {
 
     override func stopLoading() {
         loadIfMade?.channel.stop()
-    }
-
-    /// Hands a whole recorded chapter to the client from inside `startLoading`, as a ``ClientChannel`` would,
-    /// without one: nothing else talks to this client meanwhile, and the playback holds every other delivery back
-    /// until ``Playback/endDirect()``. The chapter needs nothing of the app's session on the way (``Playback``
-    /// hands over no chapter with a hop, a redirect or a challenge).
-    private func handOver(_ chapter: Playback.ReplayedChapter, sending live: URLRequest) {
-        guard let client, isTaskLive else { return }
-        let app = app ?? AppSession(task: task, platform: Self.platform)
-        let calls = ClientCalls(app, listener: app.listener())
-        var delivery = ClientDelivery(route: calls.route)
-        if let sent = Load.Part.sentBody(of: live) { calls.perform(delivery.deliver(sent), on: client, from: self) }
-        for position in chapter.positions {
-            guard let event = ClientEvent(chapter.scenes[position].event, fallbackURL: request.url) else { continue }
-            calls.perform(delivery.deliver(event), on: client, from: self)
-        }
-        // A chapter cut off before its end still ends.
-        if !delivery.hasEnded { calls.perform(delivery.deliver(.finish), on: client, from: self) }
     }
 
     /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'

@@ -143,57 +143,47 @@ import Testing
         #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
     }
 
-    // MARK: Whole chapters handed over by the caller
+    // MARK: Whole chapters delivered at once
 
-    @Test func theNextChapterOnTheTapeIsTakenWholeWhenNobodyWaits() {
+    @Test func theNextChapterOnTheTapeIsDeliveredWholeWhenNobodyWaits() {
         var player = Self.player([
             Self.request(1), Self.response(1), Self.completion(1),
             Self.request(2), Self.response(2), Self.completion(2),
         ])
-        let tookChapter0 = player.takeWhole(chapter: 0)
-        #expect(tookChapter0)
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
         #expect(player.playhead == 3)
-        let tookChapter1 = player.takeWhole(chapter: 1)
-        #expect(tookChapter1)
+        #expect(Self.describe(player.start(chapter: 1, receiver: Receiver("b"))) == ["b:4", "b:5"])
         #expect(player.playhead == 6)
     }
 
-    @Test func aChapterAheadOfTheTapeOrBehindAWaitingRequestIsNotTakenWhole() {
+    @Test func aChapterAheadOfTheTapeWaitsAndOneBehindAWaitingRequestBringsItAlong() {
         var player = Self.player([
             Self.request(1), Self.response(1), Self.completion(1),
             Self.request(2), Self.response(2), Self.completion(2),
             Self.request(3), Self.response(3), Self.completion(3),
         ])
-        let tookChapter1 = player.takeWhole(chapter: 1)
-        #expect(tookChapter1 == false, "chapter 1 plays first")
-        #expect(player.playhead == 0, "nothing was taken")
-        #expect(player.start(chapter: 1, receiver: Receiver("b")).isEmpty)
-        // Chapter 1 is next on the tape, but a request waits behind it: its scenes go through the queue, so
-        // that the waiting request's follow them in order.
-        let tookChapter0 = player.takeWhole(chapter: 0)
-        #expect(tookChapter0 == false)
+        #expect(player.start(chapter: 1, receiver: Receiver("b")).isEmpty, "chapter 1 plays first")
+        #expect(player.playhead == 0, "nothing was delivered")
+        // Chapter 1 is next on the tape, and a request waits behind it: the waiting request's scenes follow its
+        // own, in order.
         #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2", "b:4", "b:5"])
-        let tookChapter2 = player.takeWhole(chapter: 2)
-        #expect(tookChapter2)
+        #expect(Self.describe(player.start(chapter: 2, receiver: Receiver("c"))) == ["c:7", "c:8"])
     }
 
-    @Test func aChapterCutByAnotherIsNotTakenWhole() {
+    @Test func aChapterCutByAnotherIsDeliveredUpToTheCut() {
         var player = Self.player([
             Self.request(1), Self.response(1), Self.request(2), Self.completion(1), Self.completion(2),
         ])
-        let tookChapter0 = player.takeWhole(chapter: 0)
-        #expect(tookChapter0 == false)
+        #expect(Self.describe(player.start(chapter: 0, receiver: Receiver("a"))) == ["a:1"])
     }
 
-    @Test func momentaryAndBypassedChaptersAreTakenWhole() throws {
+    @Test func momentaryAndBypassedChaptersAreDeliveredWhole() throws {
         var momentary = Self.player(
             [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
             mode: .momentary
         )
-        let momentaryTookChapter1 = momentary.takeWhole(chapter: 1)
-        #expect(momentaryTookChapter1)
-        let momentaryTookChapter0 = momentary.takeWhole(chapter: 0)
-        #expect(momentaryTookChapter0)
+        #expect(Self.describe(momentary.start(chapter: 1, receiver: Receiver("b"))) == ["b:4"])
+        #expect(Self.describe(momentary.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"])
 
         var chronological = Self.player(
             [Self.request(1), Self.response(1), Self.completion(1), Self.request(2), Self.completion(2)],
@@ -202,11 +192,13 @@ import Testing
         #expect(chronological.start(chapter: 1, receiver: Receiver("b")).isEmpty)
         let wake = try #require(chronological.nextWake)
         #expect(Self.describe(chronological.advance(now: wake.addingTimeInterval(0.01))) == ["b:4"])
-        let chronologicalTookChapter0 = chronological.takeWhole(chapter: 0)
-        #expect(chronologicalTookChapter0, "bypassed: it plays at once when requested")
+        #expect(
+            Self.describe(chronological.start(chapter: 0, receiver: Receiver("a"))) == ["a:1", "a:2"],
+            "bypassed: it plays at once when requested"
+        )
     }
 
-    @Test func theDeliveryQueueGivesItsTurnOnlyWhenIdleAndDeliversWhatCameMeanwhile() async throws {
+    @Test func theDeliveryQueueDeliversInlineWhenNobodyElseIs() async throws {
         final class Recorder: SceneReceiver, @unchecked Sendable {
             private let lock = NSLock()
             private var events: [String] = []
@@ -224,19 +216,13 @@ import Testing
         let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
         let queue = DeliveryQueue(scenes: scenes)
         let receiver = Recorder()
-        #expect(queue.beginDirect())
-        #expect(queue.beginDirect() == false, "one turn at a time")
         queue.enqueue([
             Delivery(receiver: receiver, scene: 1, chapter: 0, isEnd: false),
             Delivery(receiver: receiver, scene: 2, chapter: 0, isEnd: true),
         ])
+        #expect(receiver.count == 0, "queued, not delivered")
         queue.drain()
-        #expect(receiver.count == 0, "held back while the turn is taken")
-        #expect(queue.beginDirect() == false, "deliveries are waiting")
-        queue.endDirect()
-        #expect(receiver.count == 2, "what came meanwhile follows as soon as the turn is given back")
-        #expect(queue.beginDirect())
-        queue.endDirect()
+        #expect(receiver.count == 2, "delivered before drain returns: the receiver's queue is this one")
     }
 
     /// Receivers whose clients must be called on queues of their own (corelibs' task queues): each delivery is
@@ -293,7 +279,5 @@ import Testing
         let deadline = Date().addingTimeInterval(5)
         while log.all.count < expected.count, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(log.all == expected)
-        #expect(queue.beginDirect(), "the turn is given back once everything is delivered")
-        queue.endDirect()
     }
 }
