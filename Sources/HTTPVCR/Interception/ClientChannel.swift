@@ -96,15 +96,49 @@ final class ClientChannel: @unchecked Sendable {
 
     /// Tells the client `event`, or passes it on to the next request's channel once a hop was reported.
     func send(_ event: ClientEvent) {
-        if let relay = state.withLock({ $0.relay }) { return relay.pass(event) }
-        if case let .redirect(hop, target, method) = event {
-            // Stored now, whether the hop is reported or followed here: the next request must carry them.
-            storeCookies(of: hop)
-            return reportRedirect(hop, to: target, method: method)
+        send([event])
+    }
+
+    /// Tells the client `events`, in order: those between hops in one go on the client's queue.
+    func send(_ events: [ClientEvent]) {
+        var rest = events[...]
+        while let hop = rest.firstIndex(where: { if case .redirect = $0 { true } else { false } }) {
+            tell(rest[..<hop])
+            guard case let .redirect(response, target, method) = rest[hop] else { break }
+            if let relay = state.withLock({ $0.relay }) {
+                relay.pass(rest[hop])
+            } else {
+                // Stored now, whether the hop is reported or followed here: the next request must carry them.
+                storeCookies(of: response)
+                reportRedirect(response, to: target, method: method)
+            }
+            rest = rest[rest.index(after: hop)...]
         }
-        toClient(ending: event.isEnd) { [self] instance, client in
+        tell(rest)
+    }
+
+    /// Events with no hop among them, told on the client's queue: right here when this is it.
+    private func tell(_ events: ArraySlice<ClientEvent>) {
+        guard !events.isEmpty else { return }
+        if let relay = state.withLock({ $0.relay }) { return events.forEach(relay.pass) }
+        tellOnClientQueue(events, ending: events.contains { $0.isEnd })
+    }
+
+    /// An end whose caller is being cancelled is sent once more to the back of the queue first (see CallerTask).
+    private func tellOnClientQueue(_ events: ArraySlice<ClientEvent>, ending: Bool) {
+        guard clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) else {
+            return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
+        }
+        tellHere(events, ending: ending)
+    }
+
+    /// Tells the client `events`, unless the load was stopped or its task is being cancelled.
+    private func tellHere(_ events: ArraySlice<ClientEvent>, ending: Bool) {
+        guard let (instance, client) = endpoint else { return }
+        for event in events {
             calls.perform(state.withLock { $0.delivery.deliver(event) }, on: client, from: instance)
         }
+        if ending { state.withLock { $0.protocolInstance = nil } }
     }
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.

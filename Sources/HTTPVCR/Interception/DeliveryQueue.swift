@@ -10,12 +10,39 @@ protocol SceneReceiver: AnyObject, Sendable {
     /// than right here (see ``CallerTask``). True once at most: the end is delivered from that block.
     func yieldsBeforeEnding() -> Bool
     func receive(_ event: Scene.Event)
+    /// Scenes delivered one after the other, in order, with nothing in between: one call for what the queue hands
+    /// over at once (usually a whole chapter).
+    func receive(_ run: SceneRun)
 }
 
 extension SceneReceiver {
     var isOnClientQueue: Bool { true }
     func onClientQueue(_ body: @escaping @Sendable () -> Void) { body() }
     func yieldsBeforeEnding() -> Bool { false }
+    func receive(_ run: SceneRun) {
+        for event in run { receive(event) }
+    }
+}
+
+/// Consecutive deliveries to one receiver, read as the scenes they name.
+struct SceneRun: Sequence {
+    let scenes: [Scene]
+    let deliveries: ArraySlice<Delivery>
+
+    var underestimatedCount: Int { deliveries.count }
+
+    func makeIterator() -> Iterator {
+        Iterator(scenes: scenes, deliveries: deliveries.makeIterator())
+    }
+
+    struct Iterator: IteratorProtocol {
+        let scenes: [Scene]
+        var deliveries: ArraySlice<Delivery>.Iterator
+
+        mutating func next() -> Scene.Event? {
+            deliveries.next().map { delivery in delivery.scene.map { scenes[$0].event } ?? .completion }
+        }
+    }
 }
 
 /// One scene handed to one receiver. It names the scene rather than holding it: deliveries are copied on their
@@ -85,46 +112,48 @@ final class DeliveryQueue: @unchecked Sendable {
         if takesTurn { deliverHoldingTheTurn() }
     }
 
-    /// `waiting`: a delivery taken from the queue before, that had to wait until it was due.
-    private func deliverHoldingTheTurn(startingWith waiting: Delivery? = nil) {
+    /// Hands the queue out, a run at a time: the deliveries to one receiver that follow one another (usually a
+    /// whole chapter), in one call. `waiting`: a run taken from the queue before, that had to wait until it was due.
+    private func deliverHoldingTheTurn(startingWith waiting: ArraySlice<Delivery>? = nil) {
         var carried = waiting
         while true {
-            let delivery: Delivery? = carried ?? state.withLock { state in
+            let taken: ArraySlice<Delivery>? = carried ?? state.withLock { state in
                 guard state.next < state.pending.count else {
                     state.pending.removeAll(keepingCapacity: true)
                     state.next = 0
                     state.isDraining = false
                     return nil
                 }
-                defer { state.next += 1 }
-                return state.pending[state.next]
+                let start = state.next
+                let receiver = state.pending[start].receiver
+                var end = start + 1
+                // A delivery that is not due yet starts a run of its own, so that the run before it is not held.
+                while end < state.pending.count, state.pending[end].receiver === receiver, state.pending[end].due == 0 {
+                    end += 1
+                }
+                state.next = end
+                return state.pending[start..<end]
             }
             carried = nil
-            guard var delivery else { return }
-            if delivery.due != 0, delivery.due > DispatchTime.now().uptimeNanoseconds {
+            guard var run = taken, let first = run.first else { return }
+            if first.due != 0, first.due > DispatchTime.now().uptimeNanoseconds {
                 // Keeps the turn: what was queued after it waits, so order holds.
-                let due = DispatchTime(uptimeNanoseconds: delivery.due)
-                delivery.due = 0
-                return DispatchQueue.global().asyncAfter(deadline: due) { [self, delivery] in
-                    deliverHoldingTheTurn(startingWith: delivery)
+                let due = DispatchTime(uptimeNanoseconds: first.due)
+                run[run.startIndex].due = 0
+                return DispatchQueue.global().asyncAfter(deadline: due) { [self, run] in
+                    deliverHoldingTheTurn(startingWith: run)
                 }
             }
-            guard delivery.receiver.isOnClientQueue, !(delivery.isEnd && delivery.receiver.yieldsBeforeEnding()) else {
+            let receiver = first.receiver
+            let ends = run.contains { $0.isEnd }
+            guard receiver.isOnClientQueue, !(ends && receiver.yieldsBeforeEnding()) else {
                 // The turn moves to the client's queue, and what follows is delivered from there.
-                return delivery.receiver.onClientQueue { [self, delivery] in
-                    hand(delivery)
+                return receiver.onClientQueue { [self, run] in
+                    receiver.receive(SceneRun(scenes: scenes, deliveries: run))
                     deliverHoldingTheTurn()
                 }
             }
-            hand(delivery)
-        }
-    }
-
-    private func hand(_ delivery: Delivery) {
-        if let scene = delivery.scene {
-            delivery.receiver.receive(scenes[scene].event)
-        } else {
-            delivery.receiver.receive(.completion)
+            receiver.receive(SceneRun(scenes: scenes, deliveries: run))
         }
     }
 }

@@ -23,16 +23,19 @@ extension Load {
             return .sentBody(Int64(count), total: Int64(count), expected: Int64(count))
         }
 
-        // SceneReceiver: replayed scenes, one at a time on the client's queue.
+        // SceneReceiver: replayed scenes, in runs, on the client's queue.
         var isOnClientQueue: Bool { load.channel.isOnClientQueue }
         func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.channel.onClientQueue(body) }
         func yieldsBeforeEnding() -> Bool { load.channel.yieldsBeforeEnding() }
-        func receive(_ event: Scene.Event) {
+        func receive(_ event: Scene.Event) { replayed(CollectionOfOne(event)) }
+        func receive(_ run: SceneRun) { replayed(run) }
+
+        private func replayed(_ events: some Sequence<Scene.Event>) {
             if let sentBody {
                 self.sentBody = nil
                 load.channel.send(sentBody)
             }
-            load.replayed(event, in: number)
+            load.replayed(events, in: number)
         }
 
         // A recording's events.

@@ -95,17 +95,23 @@ final class Load: @unchecked Sendable {
 
     // MARK: Replayed scenes
 
-    /// A scene of `part`'s chapter, on the client's queue.
-    func replayed(_ event: Scene.Event, in part: Int) {
-        let step: Step = state.withLock { state in
-            guard part == state.part else { return .nothing }
-            if state.isDeciding {
-                state.held.append(event)
-                return .nothing
+    /// Scenes of `part`'s chapter, in order, on the client's queue. Once the app is asked, what follows waits for
+    /// its answer.
+    func replayed(_ events: some Sequence<Scene.Event>, in part: Int) {
+        let steps: [Step] = state.withLock { state in
+            guard part == state.part else { return [] }
+            var steps: [Step] = []
+            steps.reserveCapacity(events.underestimatedCount)
+            for event in events {
+                if state.isDeciding {
+                    state.held.append(event)
+                } else {
+                    steps.append(self.step(for: event, in: &state))
+                }
             }
-            return self.step(for: event, in: &state)
+            return steps
         }
-        perform(step)
+        perform(steps)
     }
 
     private enum Step {
@@ -166,6 +172,27 @@ final class Load: @unchecked Sendable {
             return .nothing
         }
         return .tell(event)
+    }
+
+    /// Performs steps in order; what is told to the client goes in runs.
+    private func perform(_ steps: [Step]) {
+        var told: [ClientEvent] = []
+        told.reserveCapacity(steps.count)
+        for step in steps {
+            guard case let .tell(event) = step else {
+                if !told.isEmpty { tell(told) }
+                told = []
+                perform(step)
+                continue
+            }
+            told.append(event)
+        }
+        if !told.isEmpty { tell(told) }
+    }
+
+    private func tell(_ events: [ClientEvent]) {
+        if case .finish? = events.last { keepCredential() }
+        channel.send(events)
     }
 
     private func perform(_ step: Step) {
