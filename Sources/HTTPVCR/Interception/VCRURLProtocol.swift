@@ -131,10 +131,9 @@ class VCRURLProtocol: URLProtocol {
         }
         let app = AppSession(task: task, platform: platform)
         self.app = app
-        var live = app.addingSessionHeaders(to: request)
-        switch RequestBody.read(request: request, task: task, platform: platform) {
-        case let .success(body?) where live.httpBody == nil: live.httpBody = body
-        case .success: break
+        let live: URLRequest
+        switch app.sending(request) {
+        case let .success(request): live = request
         case let .failure(error): return channel.send(.fail(error))
         }
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.

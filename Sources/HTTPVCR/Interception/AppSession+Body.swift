@@ -3,13 +3,25 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Finds a live request's body wherever the platform put it.
-enum RequestBody {
+extension AppSession {
+    /// `request` as the loader sends it: with the session's additional headers (``addingSessionHeaders(to:)``) and
+    /// its body in `httpBody`, wherever the platform put it. Fails rather than send or record an upload without its
+    /// body.
+    func sending(_ request: URLRequest) -> Result<URLRequest, VCRError> {
+        var live = addingSessionHeaders(to: request)
+        guard live.httpBody == nil else { return .success(live) }
+        switch body(of: request) {
+        case let .success(body):
+            live.httpBody = body
+            return .success(live)
+        case let .failure(error):
+            return .failure(error)
+        }
+    }
+
     /// `httpBody` (Linux), `httpBodyStream` (Apple platforms), or, for upload tasks on Linux where neither is
-    /// set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``). Fails rather than send or record an upload without its body.
-    static func read(
-        request: URLRequest, task: URLSessionTask?, platform: any LoaderPlatform
-    ) -> Result<Data?, VCRError> {
+    /// set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``).
+    private func body(of request: URLRequest) -> Result<Data?, VCRError> {
         if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
@@ -44,7 +56,7 @@ enum RequestBody {
         }
     }
 
-    private static func readAll(_ stream: InputStream) -> Data {
+    private func readAll(_ stream: InputStream) -> Data {
         var data = Data()
         stream.open()
         defer { stream.close() }
