@@ -81,7 +81,7 @@ public enum VCR {
                 cassettePath: file.path
             )
         }
-        let cassette = try Cassette(configuration: configuration, file: file)
+        let cassette = Cassette(try LoadedCassette.load(configuration: configuration, file: file))
         try state.withLock { (state) throws(VCRError) in
             if let inserted = state.cassette {
                 throw VCRError(.cassetteState, "Cannot insert \(file.path): \(inserted.path) is still inserted.")
@@ -108,16 +108,20 @@ public enum VCR {
     /// Set by the test integrations: which test the current task runs (Swift Testing's `Test.current`), nil outside
     /// every test: in a `Task.detached` (which drops task-local values, and so its test's cassette), a DispatchQueue
     /// block, or code that is not a test.
-    package static let currentTest = Locked<(@Sendable () -> String?)?>(nil)
+    package static var currentTest: (@Sendable () -> String?)? {
+        get { state.withLock { $0.currentTest } }
+        set { state.withLock { $0.currentTest = newValue } }
+    }
 
+    /// Called outside the lock: it asks Swift Testing.
     private static func testOfCurrentTask() -> String? {
-        currentTest.withLock { $0 }?()
+        currentTest?()
     }
 
     /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
     package static func loadCassette(_ update: (inout VCRConfiguration) -> Void) throws(VCRError) -> Cassette {
         let (configuration, file) = try cassetteConfiguration(update)
-        return try Cassette(configuration: configuration, file: file, isBoundToTask: true)
+        return Cassette(try LoadedCassette.load(configuration: configuration, file: file), isBoundToTask: true)
     }
 
     /// A cassette's configuration (the shared defaults, then `update`) and file, once checked that it can be used.
@@ -171,11 +175,13 @@ public enum VCR {
     /// - refused when it comes from no test while task-bound cassettes are in use: it may be any of theirs.
     static func attribution() -> RequestAttribution {
         if let bound = boundCassette { return .cassette(bound) }
-        let (inserted, insertedByTest, boundCount) = state.withLock { ($0.cassette, $0.insertedByTest, $0.boundCassettes) }
+        let (inserted, insertedByTest, boundCount, currentTest) = state.withLock {
+            ($0.cassette, $0.insertedByTest, $0.boundCassettes, $0.currentTest)
+        }
         // No task-bound cassettes, and none or one inserted by code that is no test: whoever asks, the answer is
         // the same, so the test is not looked up (on every request of a cassette inserted by hand).
         if boundCount == 0 && insertedByTest == nil { return inserted.map(RequestAttribution.cassette) ?? .none }
-        let test = testOfCurrentTask()
+        let test = currentTest?()
         if let test {
             guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
             return .cassette(inserted)
@@ -197,11 +203,51 @@ public enum VCR {
     /// - Throws: ``VCRError`` when saving fails. The cassette is ejected all the same, and the file that was
     ///   on disk is left as it was.
     public static func ejectCassette() throws(VCRError) {
-        let cassette = state.withLock { state in
-            defer { (state.cassette, state.insertedByTest) = (nil, nil) }
-            return state.cassette
+        let (cassette, waiters) = state.withLock { state in
+            let ejected = (state.cassette, state.ejectionWaiters.values)
+            // What went wrong on it stays in `failures`, where what still comes goes too (recordFailure).
+            state.ejectedFailures += state.cassette?.takeFailures() ?? []
+            (state.cassette, state.insertedByTest, state.ejectionWaiters) = (nil, nil, [:])
+            return ejected
         }
+        for waiter in waiters { waiter.resume() }
         try cassette?.saveIfChanged()
+    }
+
+    // MARK: Waiting for an ejection
+
+    /// Waits (suspended) until no cassette is inserted for the process, or until `deadline`: woken by
+    /// ``ejectCassette()``. Returns at once when none is inserted.
+    package static func waitForEjection(until deadline: Date) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !waitForEjection(.task(continuation), until: deadline) { continuation.resume() }
+        }
+    }
+
+    /// Waits (blocking the calling thread) until no cassette is inserted for the process, or until `deadline`.
+    package static func waitForEjectionBlocking(until deadline: Date) {
+        let semaphore = DispatchSemaphore(value: 0)
+        if waitForEjection(.thread(semaphore), until: deadline) { semaphore.wait() }
+    }
+
+    /// Told, in the waiter's task, once it waits for an ejection: lets a test eject exactly then.
+    @TaskLocal package static var whenWaitingForEjection: (@Sendable () -> Void)?
+
+    /// Has `wakeup` woken by the next ejection, or at `deadline`, whichever comes first. False, and nothing to wait
+    /// for, when no cassette is inserted.
+    private static func waitForEjection(_ wakeup: Wakeup, until deadline: Date) -> Bool {
+        let waiter = state.withLock { state -> Int? in
+            guard state.cassette != nil else { return nil }
+            state.nextEjectionWaiter += 1
+            state.ejectionWaiters[state.nextEjectionWaiter] = wakeup
+            return state.nextEjectionWaiter
+        }
+        guard let waiter else { return false }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) {
+            state.withLock { $0.ejectionWaiters.removeValue(forKey: waiter) }?.resume()
+        }
+        whenWaitingForEjection?()
+        return true
     }
 
     // MARK: Failures
@@ -212,24 +258,28 @@ public enum VCR {
     /// the test that caused them. Failures on a cassette a test scope bound to its task are kept on that cassette
     /// instead, for its scope to report.
     public static var failures: [VCRError] {
-        state.withLock { $0.failures }
+        state.withLock { $0.ejectedFailures + ($0.cassette?.failures ?? []) }
     }
 
     /// Returns ``failures`` and forgets them.
     public static func takeFailures() -> [VCRError] {
         state.withLock { state in
-            defer { state.failures.removeAll() }
-            return state.failures
+            defer { state.ejectedFailures.removeAll() }
+            return state.ejectedFailures + (state.cassette?.takeFailures() ?? [])
         }
     }
 
-    /// Keeps a request's failure for the test that made it: on `cassette` when a test scope bound it to its task
-    /// (the scope reports its own), in ``failures`` otherwise.
-    static func recordFailure(_ error: VCRError, on cassette: Cassette?) {
-        if let cassette, cassette.isBoundToTask {
-            cassette.recordFailure(error)
-        } else {
-            state.withLock { $0.failures.append(error) }
+    /// Keeps a request's failure on the cassette it happened on, for the test that made it: a scope reports its
+    /// cassette's, and ``failures`` holds those of the cassette inserted for the process. Once that one is ejected,
+    /// what it kept, and what still comes, is kept here.
+    static func recordFailure(_ error: VCRError, on cassette: Cassette) {
+        if cassette.isBoundToTask { return cassette.keepFailure(error) }
+        state.withLock { state in
+            if state.cassette === cassette {
+                cassette.keepFailure(error)
+            } else {
+                state.ejectedFailures.append(error)
+            }
         }
     }
 
@@ -273,7 +323,8 @@ public enum VCR {
         configuration.protocolClasses = [VCRURLProtocol.self] + classes
     }
 
-    /// The configuration and cassette behind one lock.
+    /// The configuration, the inserted cassette and the matchers behind one lock. A cassette's lock may be taken
+    /// while it is held (failures), never the other way round.
     private struct State {
         var configuration = VCRConfiguration()
         var cassette: Cassette?
@@ -282,7 +333,14 @@ public enum VCR {
         /// How many task-bound cassettes are in use now.
         var boundCassettes = 0
         var customMatchers: [String: Matcher] = [:]
-        var failures: [VCRError] = []
+        /// Failures on cassettes inserted for the process and ejected since, not taken yet (the inserted one keeps
+        /// its own).
+        var ejectedFailures: [VCRError] = []
+        /// ``VCR/currentTest``.
+        var currentTest: (@Sendable () -> String?)?
+        /// Who waits for ``cassette`` to be ejected (``VCR/waitForEjection(until:)``), by number.
+        var ejectionWaiters: [Int: Wakeup] = [:]
+        var nextEjectionWaiter = 0
     }
 }
 

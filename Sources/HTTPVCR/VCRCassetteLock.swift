@@ -25,21 +25,8 @@ public final class VCRCassetteLock: @unchecked Sendable {
     /// The lock the testing integrations (and anyone inserting cassettes while tests run) share.
     public static let shared = VCRCassetteLock()
 
-    private enum Waiter {
-        case task(CheckedContinuation<Void, Never>, shared: Bool)
-        case thread(DispatchSemaphore)
-
-        var isShared: Bool {
-            if case .task(_, shared: true) = self { true } else { false }
-        }
-
-        func resume() {
-            switch self {
-            case let .task(continuation, _): continuation.resume()
-            case let .thread(semaphore): semaphore.signal()
-            }
-        }
-    }
+    /// A thread waits only to take the lock exclusively.
+    private typealias Waiter = (wakeup: Wakeup, isShared: Bool)
 
     private struct State {
         var isHeldExclusively = false
@@ -121,7 +108,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let took = state.withLock { state in
                 if state.take(shared: shared) { return true }
-                state.waiters.append(.task(continuation, shared: shared))
+                state.waiters.append((.task(continuation), shared))
                 return false
             }
             if took { continuation.resume() }
@@ -136,7 +123,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
         let semaphore: DispatchSemaphore? = state.withLock { state in
             if state.take(shared: false) { return nil }
             let semaphore = DispatchSemaphore(value: 0)
-            state.waiters.append(.thread(semaphore))
+            state.waiters.append((.thread(semaphore), false))
             return semaphore
         }
         semaphore?.wait()
@@ -154,7 +141,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
             state.isHeldExclusively = false
             return state.serveWaiters()
         }
-        for waiter in served { waiter.resume() }
+        for waiter in served { waiter.wakeup.resume() }
     }
 
     /// Releases a share, handing the lock on when it was the last.
@@ -164,7 +151,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
             state.sharedHolders -= 1
             return state.serveWaiters()
         }
-        for waiter in served { waiter.resume() }
+        for waiter in served { waiter.wakeup.resume() }
     }
 
     /// Runs `body` holding the lock.

@@ -139,8 +139,13 @@ final class Recording: @unchecked Sendable {
     /// When it was sent, for the tape (``RecordedRequest/recordedAt``).
     private let recordedAt = RecordingTime.now
     private let requestAnchor: Int
-    private let events = Locked<[(event: Event, anchor: Int, order: UInt64)]>([])
-    private let hasCompleted = Locked(false)
+    private let state = Locked(State())
+
+    /// What came so far, behind the recording's one lock (taken with no other held).
+    private struct State {
+        var events: [(event: Event, anchor: Int, order: UInt64)] = []
+        var hasCompleted = false
+    }
 
     private enum Event {
         /// `next` is what the loader proposed until the app answers.
@@ -166,9 +171,9 @@ final class Recording: @unchecked Sendable {
     private func append(_ event: Event) -> Int {
         let anchor = cassette?.playhead ?? 0
         let order = DispatchTime.now().uptimeNanoseconds
-        return events.withLock { events in
-            events.append((event, anchor, order))
-            return events.count - 1
+        return state.withLock { state in
+            state.events.append((event, anchor, order))
+            return state.events.count - 1
         }
     }
 
@@ -180,12 +185,12 @@ final class Recording: @unchecked Sendable {
         let position = append(.redirect(response, next: request))
         guard let part else { return answer(request) }
         part.redirected(response, proposed: request) { [self] next in
-            events.withLock { events in
+            state.withLock { state in
                 if let next {
-                    events[position].event = .redirect(response, next: next)
+                    state.events[position].event = .redirect(response, next: next)
                 } else {
                     // Refused: the 3xx comes next as the outcome.
-                    events.remove(at: position)
+                    state.events.remove(at: position)
                 }
             }
             answer(next)
@@ -210,7 +215,7 @@ final class Recording: @unchecked Sendable {
 
     /// Ends the recording, once: a later call (a stream cancelled as it ends) is ignored.
     func completed(error: (any Error)?) {
-        guard hasCompleted.withLock({ completed in defer { completed = true }; return !completed }) else { return }
+        guard state.withLock({ state in defer { state.hasCompleted = true }; return !state.hasCompleted }) else { return }
         append(error.map(Event.error) ?? .completion)
         if let error, let cassette, !cassette.configuration.recordsConnectionErrors,
            ConnectionError.isUnreachable(error) {
@@ -230,7 +235,7 @@ final class Recording: @unchecked Sendable {
     /// answered), so that the tape holds what the app got. Only the first call writes.
     func commit() {
         guard let cassette else { return }
-        let events = self.events.withLock { $0 }
+        let events = state.withLock { $0.events }
         let configuration = cassette.configuration
         // What the filters took out of the request, and out of what this cassette recorded before: none of it may
         // come back anywhere in this interaction.

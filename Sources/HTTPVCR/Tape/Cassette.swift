@@ -7,46 +7,43 @@ import FoundationNetworking
 ///
 /// Get one from ``VCR/insertCassette(_:)``. Everything here is safe to call from any thread.
 public final class Cassette: @unchecked Sendable {
-    /// The merged configuration in force for this cassette.
+    /// The merged configuration in force for this cassette. Stored, not read through ``loaded``: requests read its
+    /// fields in place.
     public let configuration: VCRConfiguration
     /// The cassette file.
-    public var url: URL { file.url }
+    public var url: URL { loaded.file.url }
     /// The cassette file's path.
-    package var path: String { file.path }
-    private let file: CassetteLocation
+    package var path: String { loaded.file.path }
     /// The format of the file (HTTPVCR's own, or a foreign one replayed read-only).
-    public let format: CassetteFormat
+    public var format: CassetteFormat { loaded.format }
     /// No file existed when it was inserted.
-    public let isNew: Bool
+    public var isNew: Bool { !loaded.exists }
     /// The record mode in force (`VCR_RECORD_MODE` applied).
-    public let recordMode: RecordMode
+    public var recordMode: RecordMode { loaded.recordMode }
     /// Set when the cassette is older than ``VCRConfiguration/reRecordInterval``: what was done about it. The test
     /// integrations tell the test.
-    public let expiry: CassetteExpiry?
+    public var expiry: CassetteExpiry? { loaded.expiry }
     /// Unmatched requests fail instead of being recorded: `.once` on an existing cassette, `.never`, and every
     /// foreign cassette.
-    public let isWriteProtected: Bool
+    public var isWriteProtected: Bool { loaded.isWriteProtected }
 
-    /// Bound to a test's task (``VCR/withCassette(_:isolation:_:)``) rather than inserted for the process: it keeps
-    /// its own failures, which its scope reports.
+    /// Bound to a test's task (``VCR/withCassette(_:isolation:_:)``) rather than inserted for the process: its
+    /// failures are its scope's to report, never in ``VCR/failures``.
     package let isBoundToTask: Bool
-    /// Failures of requests on this cassette while it is bound to a task.
-    private let boundFailures = Locked<[VCRError]>([])
 
     /// Chapters waiting for the next request of a hop reported to the client (Apple platforms).
     let redirectHandoffs = RedirectHandoffs()
 
     /// Replaying the tape as loaded: matching, playback order, delivery and what was played.
     let playback: Playback
-    /// The tape as loaded (empty in `.all` mode): what is replayed, never edited.
-    private let loadedScenes: [Scene]
-    private let loadedLayout: ChapterLayout
-    /// In `.all` mode, what the file held before it was erased.
-    private let previousInteractions: [Interaction]
-    private let recording: Locked<Recorded>
+    /// The file as read and the rules worked out from it: never changes.
+    private let loaded: LoadedCassette
+    /// What changes while the cassette is in, behind its one lock. ``VCR`` takes it while holding its own, and it is
+    /// held while ``Playback``'s is taken (``mergedTape(_:)``); never the other way round.
+    private let state: Locked<State>
 
-    /// What was recorded since insertion.
-    private struct Recorded {
+    /// What was recorded since insertion, and what went wrong.
+    private struct State {
         /// Scenes recorded since insertion, each anchored at the playhead when it happened.
         var scenes: [(anchor: Int, order: UInt64, scene: Scene)] = []
         var nextChapter: Int
@@ -59,123 +56,26 @@ public final class Cassette: @unchecked Sendable {
         var secrets = SecretValues()
         /// Requests being recorded: written when they end, or as far as they got when the cassette is saved.
         var inFlight: [ObjectIdentifier: Recording] = [:]
+        /// Failures of requests on this cassette, not taken yet.
+        var failures: [VCRError] = []
     }
 
     convenience init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
-        try self.init(configuration: configuration, file: CassetteLocation(url: url))
+        self.init(try LoadedCassette.load(configuration: configuration, file: CassetteLocation(url: url)))
     }
 
-    init(configuration: VCRConfiguration, file: CassetteLocation, isBoundToTask: Bool = false) throws(VCRError) {
+    init(_ loaded: LoadedCassette, isBoundToTask: Bool = false) {
+        self.loaded = loaded
+        configuration = loaded.configuration
         self.isBoundToTask = isBoundToTask
-        var recordMode = configuration.effectiveRecordMode
-        let path = file.path
-        var tape = Tape()
-        var format = CassetteFormat.forWriting(toPath: path)
-        let exists: Bool
-        if recordMode == .passthrough {
-            // Neither read nor written: the file may be missing, malformed or foreign.
-            exists = FileManager.default.fileExists(atPath: path)
-        } else {
-            // Read straight away: a missing file is found out by trying, without a look at the disk first.
-            do throws(VCRError) {
-                (tape, format) = try CassetteFile.read(atPath: path)
-                exists = true
-            } catch {
-                guard error.code == .cassetteNotFound else { throw error }
-                exists = false
-            }
-            if !exists && recordMode == .never {
-                throw VCRError(
-                    .cassetteNotFound,
-                    "No cassette at \(path), and record mode .never never records. Record it first "
-                        + "(VCR_RECORD_MODE=once or new), or check the path.",
-                    cassettePath: path,
-                    reason: "no such file"
-                )
-            }
-        }
-        if format.isForeign && (recordMode == .new || recordMode == .all || (recordMode == .once && !exists)) {
-            throw VCRError(
-                .foreignCassetteIsReadOnly,
-                "\(path) is a \(format.rawValue) cassette: HTTPVCR replays it but does not record into it "
-                    + "(record mode \(recordMode)). Convert it first: vcr convert \(path) "
-                    + "\(file.url.deletingPathExtension().path).json",
-                cassettePath: path
-            )
-        }
-        let expiry = try CassetteExpiry.check(
-            tape,
-            path: path,
-            configuration: configuration,
-            recordMode: recordMode,
-            mayRecord: recordMode != .never && recordMode != .passthrough && !format.isForeign
+        playback = Playback(
+            scenes: loaded.playedScenes,
+            layout: loaded.layout,
+            policy: loaded.policy,
+            mode: loaded.configuration.playbackMode,
+            wait: loaded.configuration.chronologicalWait
         )
-        if expiry?.action == .reRecord { recordMode = .all }  // recorded anew
-        var resolvedMatchers: [Matcher] = []
-        for matcher in configuration.matchers {
-            guard let resolved = matcher.resolved() else {
-                throw VCRError(
-                    .unknownMatcher,
-                    "Unknown matcher \"\(matcher.name)\" for \(path): register it with VCR.registerMatcher first",
-                    cassettePath: path,
-                    reason: "unknown matcher \"\(matcher.name)\""
-                )
-            }
-            resolvedMatchers.append(resolved)
-        }
-        var configuration = configuration
-        configuration.matchers = resolvedMatchers
-        configuration.recordMode = recordMode
-
-        self.configuration = configuration
-        self.file = file
-        self.format = format
-        self.isNew = !exists
-        self.recordMode = recordMode
-        self.expiry = expiry
-        let isWriteProtected = recordMode == .never || format.isForeign || (recordMode == .once && exists)
-        self.isWriteProtected = isWriteProtected
-        let hasChanges = recordMode == .all && !tape.scenes.isEmpty
-        // Recorded anew: what comes back unchanged keeps its bytes (StableRerecording).
-        self.previousInteractions = recordMode == .all ? tape.interactions : []
-        if recordMode == .all { tape = Tape() }
-
-        let layout = ChapterLayout(scenes: tape.scenes)
-        if let misplaced = layout.misplacedScene {
-            throw VCRError.malformed(
-                path,
-                "scene \(misplaced.position) of chapter \(misplaced.chapter) comes before its request"
-            )
-        }
-        self.loadedScenes = tape.scenes
-        self.loadedLayout = layout
-        // What the code under test gets: the tape with its sensitive data put back (the file keeps placeholders).
-        let sensitive = SensitiveData(configuration)
-        let playedScenes = sensitive.isEmpty
-            ? tape.scenes
-            : tape.scenes.map { Scene(chapter: $0.chapter, time: $0.time, event: sensitive.revealing($0.event)) }
-        self.playback = Playback(
-            scenes: playedScenes,
-            layout: layout,
-            policy: Playback.Policy(
-                cassettePath: path,
-                recordMode: recordMode,
-                isWriteProtected: isWriteProtected,
-                matchers: resolvedMatchers,
-                allowsPlaybackRepeats: configuration.allowsPlaybackRepeats,
-                timingFactor: configuration.replayTiming.factor,
-                refilter: { [configuration] recorded in
-                    var request = RecordedRequest(
-                        RequestFilter.filterIgnoringBeforeRecordRequest(recorded.urlRequest, with: configuration)
-                    )
-                    request.recordedAt = recorded.recordedAt
-                    return request
-                }
-            ),
-            mode: configuration.playbackMode,
-            wait: configuration.chronologicalWait
-        )
-        self.recording = Locked(Recorded(nextChapter: tape.nextChapter, hasChanges: hasChanges))
+        state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased))
     }
 
     // MARK: Public state
@@ -221,11 +121,11 @@ public final class Cassette: @unchecked Sendable {
 
     /// The tape as it would be saved now: the loaded scenes with what was recorded inserted at the playhead.
     public var tape: Tape {
-        recording.withLock { mergedTape($0.scenes) }
+        state.withLock { mergedTape($0.scenes) }
     }
 
     /// Something was recorded (or erased) since insertion.
-    public var hasUnsavedChanges: Bool { recording.withLock { $0.hasChanges } }
+    public var hasUnsavedChanges: Bool { state.withLock { $0.hasChanges } }
 
     // MARK: Playing
 
@@ -257,7 +157,7 @@ public final class Cassette: @unchecked Sendable {
 
     /// A chapter number for a request about to be recorded.
     func reserveChapter() -> Int {
-        recording.withLock { recorded in
+        state.withLock { recorded in
             // Counting up from above the highest chapter; past the largest number a file may hold (a tape that
             // already reaches it), the lowest unused ones. Never overflows, never reuses one.
             let chapter = Tape.unusedChapter(from: recorded.nextChapter, notIn: loadedChapters(&recorded))
@@ -266,16 +166,16 @@ public final class Cassette: @unchecked Sendable {
         }
     }
 
-    private func loadedChapters(_ recorded: inout Recorded) -> Set<Int> {
+    private func loadedChapters(_ recorded: inout State) -> Set<Int> {
         if let known = recorded.loadedChapters { return known }
-        let numbers = loadedLayout.chapterNumbers
+        let numbers = loaded.layout.chapterNumbers
         recorded.loadedChapters = numbers
         return numbers
     }
 
     /// A request starts being recorded onto this cassette.
     func beginRecording(_ recording: Recording) {
-        self.recording.withLock { $0.inFlight[ObjectIdentifier(recording)] = recording }
+        state.withLock { $0.inFlight[ObjectIdentifier(recording)] = recording }
     }
 
     /// Writes a recording onto the tape, each scene at the playhead of the moment it happened; nil scenes: nothing
@@ -285,7 +185,7 @@ public final class Cassette: @unchecked Sendable {
         scenes: [(scene: Scene, anchor: Int, order: UInt64)]?,
         secrets: SecretValues = SecretValues()
     ) {
-        self.recording.withLock { recorded in
+        state.withLock { recorded in
             guard recorded.inFlight.removeValue(forKey: ObjectIdentifier(recording)) != nil else { return }
             recorded.secrets.formUnion(secrets)
             guard let scenes, !scenes.isEmpty else { return }
@@ -296,12 +196,12 @@ public final class Cassette: @unchecked Sendable {
 
     /// Writes what the requests still being recorded have got so far: the cassette is being saved.
     private func finishRecordingsInFlight() {
-        let inFlight = recording.withLock { Array($0.inFlight.values) }
+        let inFlight = state.withLock { Array($0.inFlight.values) }
         for recording in inFlight { recording.commit() }
     }
 
     /// The secrets filtered from this cassette's recordings so far.
-    var recordedSecrets: SecretValues { recording.withLock { $0.secrets } }
+    var recordedSecrets: SecretValues { state.withLock { $0.secrets } }
 
     /// Where a scene happening now goes on the tape.
     var playhead: Int { playback.playhead }
@@ -310,9 +210,10 @@ public final class Cassette: @unchecked Sendable {
     /// ``VCRConfiguration/dropsUnusedInteractions``, and something recorded, without the loaded chapters that were
     /// never played.
     private func mergedTape(_ recorded: [(anchor: Int, order: UInt64, scene: Scene)]) -> Tape {
-        guard !recorded.isEmpty else { return Tape(scenes: loadedScenes) }
+        let loadedScenes = loaded.tape.scenes
+        guard !recorded.isEmpty else { return loaded.tape }
         let keeps = configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
-        let inserted = StableRerecording.keepingUnchanged(recorded, previous: previousInteractions)
+        let inserted = StableRerecording.keepingUnchanged(recorded, previous: loaded.previousInteractions)
             .sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
         var scenes: [Scene] = []
         scenes.reserveCapacity(loadedScenes.count + inserted.count)
@@ -322,7 +223,7 @@ public final class Cassette: @unchecked Sendable {
                 scenes.append(inserted[next].scene)
                 next += 1
             }
-            if let keeps, !keeps[loadedLayout.chapterOfScene[position]] { continue }
+            if let keeps, !keeps[loaded.layout.chapterOfScene[position]] { continue }
             scenes.append(scene)
         }
         scenes.append(contentsOf: inserted[next...].map(\.scene))
@@ -331,16 +232,20 @@ public final class Cassette: @unchecked Sendable {
 
     // MARK: Failures
 
-    func recordFailure(_ error: VCRError) {
-        boundFailures.withLock { $0.append(error) }
+    /// Keeps the failure of a request on this cassette (``VCR/recordFailure(_:on:)`` says when).
+    func keepFailure(_ error: VCRError) {
+        state.withLock { $0.failures.append(error) }
     }
 
-    /// What went wrong with this cassette's requests while it was bound to a task, forgotten once taken. (Failures
-    /// on a cassette inserted for the process are in ``VCR/failures``.)
+    /// What went wrong with this cassette's requests and was not taken yet.
+    var failures: [VCRError] { state.withLock { $0.failures } }
+
+    /// What went wrong with this cassette's requests, forgotten once taken: its scope reports them. (Those of the
+    /// cassette inserted for the process are in ``VCR/failures`` too, and taken by ``VCR/takeFailures()``.)
     package func takeFailures() -> [VCRError] {
-        boundFailures.withLock { failures in
-            defer { failures.removeAll() }
-            return failures
+        state.withLock { state in
+            defer { state.failures.removeAll() }
+            return state.failures
         }
     }
 
@@ -351,7 +256,7 @@ public final class Cassette: @unchecked Sendable {
     /// Returns how many interactions were forgotten.
     @discardableResult
     public func discardRecordings() -> Int {
-        recording.withLock { recorded in
+        state.withLock { recorded in
             let count = recorded.scenes.filter { if case .request = $0.scene.event { true } else { false } }.count
                 + recorded.inFlight.count
             recorded.scenes = []
@@ -364,7 +269,7 @@ public final class Cassette: @unchecked Sendable {
     /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
     func saveIfChanged() throws(VCRError) {
         finishRecordingsInFlight()
-        let saving: (tape: Tape, loadedChapters: Set<Int>)? = recording.withLock { recorded in
+        let saving: (tape: Tape, loadedChapters: Set<Int>)? = state.withLock { recorded in
             recorded.hasChanges ? (mergedTape(recorded.scenes), loadedChapters(&recorded)) : nil
         }
         guard let (tape, loadedChapters) = saving else { return }
@@ -373,6 +278,6 @@ public final class Cassette: @unchecked Sendable {
             tape, recordedChapters: recordedChapters, configuration: configuration, path: path
         )
         try CassetteFile.write(tape, to: url, as: format)
-        recording.withLock { $0.hasChanges = false }
+        state.withLock { $0.hasChanges = false }
     }
 }

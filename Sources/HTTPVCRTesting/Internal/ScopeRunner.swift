@@ -6,11 +6,16 @@ import FoundationNetworking
 #endif
 
 /// Opening and closing scopes: shared by the trait, ``VCRTestCase`` and ``withVCRCassette(_:isolation:_:)``.
+///
+/// One flow, in an `async` and a blocking form: take ``VCRCassetteLock/shared`` (shared when the cassette is bound
+/// to the test's task, exclusively when it is inserted for the process), get the cassette (waiting, while one that
+/// code outside the lock inserted is still in, for ``VCR`` to say it was ejected), run the body, then ``finish``.
 enum ScopeRunner {
     /// How long to wait for a cassette that code outside the lock inserted to be ejected.
     static let foreignCassetteTimeout: TimeInterval = 60
 
-    /// `failed` says, once the body is over, whether the test failed in a way the body did not throw.
+    /// The `async` form: the trait and ``withVCRCassette(_:isolation:_:)``. `failed` says, once the body is over,
+    /// whether the test failed in a way the body did not throw.
     static func run<R>(
         _ scope: VCRCassetteScope,
         owner: String?,
@@ -19,73 +24,22 @@ enum ScopeRunner {
         _ body: () async throws -> R
     ) async throws -> R {
         try checkNotNested(scope)
-        if bindsToTask(scope) {
-            return try await runBound(scope, owner: owner, failed: failed, body)
-        }
-        await VCRCassetteLock.shared.lock()
-        defer { VCRCassetteLock.shared.unlock() }
-
-        let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
-        var cassette: Cassette?
-        while cassette == nil {
-            switch insert(scope, extraConfigure: { _ in }, giveUpAt: deadline) {
-            case let .success(inserted): cassette = inserted
-            case .failure(.retry): try? await Task.sleep(nanoseconds: 5_000_000)
-            case let .failure(.failed(error)): throw error
-            }
-        }
-        return try await perform(scope, on: cassette!, owner: owner, failed: failed, body)
-    }
-
-    /// Whether the scope's cassette is bound to the test's task, beside other scopes, rather than inserted for the
-    /// process while the scope runs alone: in a Swift Testing test (where tests run in parallel, and a task-less
-    /// request can be told from a test's), on a platform where a request can be traced to its task, unless the
-    /// scope asks to run alone.
-    static func bindsToTask(_ scope: VCRCassetteScope) -> Bool {
-        tellsTestsApart
-        return VCR.attributesRequestsToTasks && !scope.isExclusive && Test.current != nil
-    }
-
-    /// Lets HTTPVCR tell which test a request comes from, so that a cassette one test inserts for the process never
-    /// takes another test's requests, and a request of no test is never given to a test's cassette.
-    static let tellsTestsApart: Void = {
-        VCR.currentTest.withLock { $0 = currentTestID }
-    }()
-
-    /// The Swift Testing test the current task runs, as HTTPVCR tells tests apart.
-    @Sendable static func currentTestID() -> String? {
-        Test.current.map { String(describing: $0.id) }
-    }
-
-    /// A scope whose cassette is bound to the test's task: scopes like it run meanwhile (the lock is shared),
-    /// scopes that run alone wait.
-    private static func runBound<R>(
-        _ scope: VCRCassetteScope,
-        owner: String?,
-        failed: () -> Bool,
-        isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws -> R
-    ) async throws -> R {
-        await VCRCassetteLock.shared.lockShared()
-        defer { VCRCassetteLock.shared.unlockShared() }
+        // Scopes whose cassettes are bound to their tasks run side by side; the others run alone.
+        let isBound = bindsToTask(scope)
+        if isBound { await VCRCassetteLock.shared.lockShared() } else { await VCRCassetteLock.shared.lock() }
+        defer { if isBound { VCRCassetteLock.shared.unlockShared() } else { VCRCassetteLock.shared.unlock() } }
         let cassette: Cassette
-        do {
-            cassette = try VCR.loadCassette { configure(&$0, for: scope) }
-        } catch {
-            throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
+        if isBound {
+            cassette = try load(scope)
+        } else {
+            let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
+            var inserted = try insert(scope, extraConfigure: { _ in }, giveUpAt: deadline)
+            while inserted == nil {
+                await VCR.waitForEjection(until: deadline)
+                inserted = try insert(scope, extraConfigure: { _ in }, giveUpAt: deadline)
+            }
+            cassette = inserted!
         }
-        return try await perform(scope, on: cassette, owner: owner, failed: failed, body)
-    }
-
-    /// Runs an `async` scope's body on its cassette (bound to the task when it was loaded for that), then reports.
-    private static func perform<R>(
-        _ scope: VCRCassetteScope,
-        on cassette: Cassette,
-        owner: String?,
-        failed: () -> Bool,
-        isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws -> R
-    ) async throws -> R {
         let active = VCRActiveCassette(scope: scope, cassette: cassette, owner: owner)
         let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
         warnIfExpired(active, warn: warn)
@@ -94,7 +48,7 @@ enum ScopeRunner {
             func inScope() async throws -> R {
                 try await VCRActiveCassette.$current.withValue(active) { try await body() }
             }
-            result = .success(cassette.isBoundToTask ? try await VCR.withCassette(cassette, inScope) : try await inScope())
+            result = .success(isBound ? try await VCR.withCassette(cassette, inScope) : try await inScope())
         } catch {
             result = .failure(error)
         }
@@ -103,13 +57,8 @@ enum ScopeRunner {
         return try result.get()
     }
 
-    /// A scope's cassette folder and file, then its own configuration.
-    private static func configure(_ configuration: inout VCRConfiguration, for scope: VCRCassetteScope) {
-        configuration.cassettesPath = scope.cassettesPath
-        configuration.cassettePath = scope.cassetteName
-        scope.configure(&configuration)
-    }
-
+    /// The blocking form: ``VCRTestCase`` and the synchronous ``withVCRCassette(_:_:)``. Its cassette is always
+    /// inserted for the process.
     static func runBlocking<R>(
         _ scope: VCRCassetteScope,
         owner: String?,
@@ -129,24 +78,15 @@ enum ScopeRunner {
         defer { VCRCassetteLock.shared.unlock() }
         prepare()
         defer { restore() }
-
         let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
-        var cassette: Cassette?
-        while cassette == nil {
-            switch insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline) {
-            case let .success(inserted): cassette = inserted
-            case .failure(.retry): Thread.sleep(forTimeInterval: 0.005)
-            case let .failure(.failed(error)): throw error
-            }
+        var inserted = try insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline)
+        while inserted == nil {
+            VCR.waitForEjectionBlocking(until: deadline)
+            inserted = try insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline)
         }
-        let active = VCRActiveCassette(scope: scope, cassette: cassette!, owner: owner)
+        let active = VCRActiveCassette(scope: scope, cassette: inserted!, owner: owner)
         warnIfExpired(active, warn: warn)
-        let result: Result<R, any Error>
-        do {
-            result = .success(try VCRActiveCassette.$current.withValue(active) { try body() })
-        } catch {
-            result = .failure(error)
-        }
+        let result = Result { try VCRActiveCassette.$current.withValue(active) { try body() } }
         finish(
             active,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions?(),
@@ -158,6 +98,33 @@ enum ScopeRunner {
         return try result.get()
     }
 
+    /// Whether the scope's cassette is bound to the test's task, beside other scopes, rather than inserted for the
+    /// process while the scope runs alone: in a Swift Testing test (where tests run in parallel, and a task-less
+    /// request can be told from a test's), on a platform where a request can be traced to its task, unless the
+    /// scope asks to run alone.
+    static func bindsToTask(_ scope: VCRCassetteScope) -> Bool {
+        tellsTestsApart
+        return VCR.attributesRequestsToTasks && !scope.isExclusive && Test.current != nil
+    }
+
+    /// Lets HTTPVCR tell which test a request comes from, so that a cassette one test inserts for the process never
+    /// takes another test's requests, and a request of no test is never given to a test's cassette.
+    static let tellsTestsApart: Void = {
+        VCR.currentTest = currentTestID
+    }()
+
+    /// The Swift Testing test the current task runs, as HTTPVCR tells tests apart.
+    @Sendable static func currentTestID() -> String? {
+        Test.current.map { String(describing: $0.id) }
+    }
+
+    /// A scope's cassette folder and file, then its own configuration.
+    private static func configure(_ configuration: inout VCRConfiguration, for scope: VCRCassetteScope) {
+        configuration.cassettesPath = scope.cassettesPath
+        configuration.cassettePath = scope.cassetteName
+        scope.configure(&configuration)
+    }
+
     static func checkNotNested(_ scope: VCRCassetteScope) throws {
         if let active = VCRActiveCassette.current {
             throw VCRTestingError(
@@ -167,41 +134,45 @@ enum ScopeRunner {
         }
     }
 
-    enum InsertFailure: Error {
-        /// A cassette that code outside the lock inserted is still in; try again shortly.
-        case retry
-        case failed(VCRTestingError)
+    /// Loads the scope's cassette, to be bound to the test's task.
+    private static func load(_ scope: VCRCassetteScope) throws(VCRTestingError) -> Cassette {
+        do {
+            return try VCR.loadCassette { configure(&$0, for: scope) }
+        } catch {
+            throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
+        }
     }
 
-    /// Inserts the scope's cassette (the lock is held).
+    /// Inserts the scope's cassette for the process (the lock is held). Nil while a cassette that code outside the
+    /// lock inserted is still in: wait for its ejection (``VCR/waitForEjection(until:)``) and try again. Past
+    /// `deadline`, that is an error.
     static func insert(
         _ scope: VCRCassetteScope,
         extraConfigure: (inout VCRConfiguration) -> Void,
         giveUpAt deadline: Date
-    ) -> Result<Cassette, InsertFailure> {
-        if let foreign = VCR.cassette {
-            guard Date() >= deadline else { return .failure(.retry) }
-            return .failure(.failed(VCRTestingError(
-                "Cannot insert \(scope.cassettePath): \(foreign.path) has been inserted for "
-                    + "\(Int(foreignCassetteTimeout)) s by code that does not hold VCRCassetteLock.shared. Eject it, "
-                    + "or insert cassettes by hand inside VCRCassetteLock.shared.withLock { … }."
-            )))
-        }
-        do {
-            // A cassette for the whole process, yet no other Swift Testing test's: outside one (XCTest), it is
-            // still no Swift Testing test's.
-            let test = currentTestID() ?? "a test outside Swift Testing"
-            let cassette = try VCR.insertCassette(forTest: test) { configuration in
-                configure(&configuration, for: scope)
-                extraConfigure(&configuration)
+    ) throws(VCRTestingError) -> Cassette? {
+        if VCR.cassette == nil {
+            do {
+                // A cassette for the whole process, yet no other Swift Testing test's: outside one (XCTest), it is
+                // still no Swift Testing test's.
+                let test = currentTestID() ?? "a test outside Swift Testing"
+                return try VCR.insertCassette(forTest: test) { configuration in
+                    configure(&configuration, for: scope)
+                    extraConfigure(&configuration)
+                }
+            } catch {
+                // Unless someone inserted one in between: then it is waited for like any other.
+                guard error.code == .cassetteState, VCR.cassette != nil else {
+                    throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
+                }
             }
-            return .success(cassette)
-        } catch {
-            if error.code == .cassetteState, VCR.cassette != nil, Date() < deadline {
-                return .failure(.retry)  // inserted by someone else in between
-            }
-            return .failure(.failed(VCRTestingError(insertionMessage(error, scope: scope), underlying: error)))
         }
+        guard let foreign = VCR.cassette, Date() >= deadline else { return nil }
+        throw VCRTestingError(
+            "Cannot insert \(scope.cassettePath): \(foreign.path) has been inserted for "
+                + "\(Int(foreignCassetteTimeout)) s by code that does not hold VCRCassetteLock.shared. Eject it, "
+                + "or insert cassettes by hand inside VCRCassetteLock.shared.withLock { … }."
+        )
     }
 
     static func insertionMessage(_ error: VCRError, scope: VCRCassetteScope) -> String {
@@ -242,16 +213,9 @@ enum ScopeRunner {
         let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
         let untouched = untouchedMessage(cassette, scope: scope)
         let unplayed = strict && untouched == nil ? cassette.unplayedRequests : []
-        // A task-bound cassette keeps its own failures. Those of an inserted one are global: take them while it is
-        // still inserted, so that none is another test's, and only when some are this cassette's (a nil path is a
-        // request HTTPVCR could not serve at all).
-        let path = cassette.path
-        var failures: [VCRError] = []
-        if cassette.isBoundToTask {
-            failures = cassette.takeFailures()
-        } else if VCR.failures.contains(where: { $0.cassettePath == nil || $0.cassettePath == path }) {
-            failures = VCR.takeFailures().filter { $0.cassettePath == nil || $0.cassettePath == path }
-        }
+        // Every request's failure is kept on its cassette: taken while it is still inserted (once ejected, what is
+        // left goes to VCR.failures).
+        let failures = cassette.takeFailures()
         // The failures reported below fail the test too.
         let keepsRecording = recordsOnFailure ?? scope.recordsOnFailure
         let discarded = (testFailed || !failures.isEmpty) && !keepsRecording ? cassette.discardRecordings() : 0

@@ -52,7 +52,7 @@ func holdingCassettes<T>(_ body: () async throws -> T) async throws -> T {
 
 /// As HTTPVCRTesting does: a cassette these tests insert for the process is their test's, and never takes the
 /// requests of HTTPVCRTesting's tests running beside them without a cassette.
-let tellsTestsApart: Void = VCR.currentTest.withLock { $0 = { Test.current.map { String(describing: $0.id) } } }
+let tellsTestsApart: Void = { VCR.currentTest = { Test.current.map { String(describing: $0.id) } } }()
 
 enum CassetteLockScope {
     @TaskLocal static var isHeld = false
