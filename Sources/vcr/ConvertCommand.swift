@@ -28,7 +28,7 @@ enum ConvertCommand {
                 "vcr convert Tests/Cassettes/login.json login.har   # to open in a browser's network panel",
                 "vcr convert old.plist old.json",
             ],
-            run: run
+            run: { arguments in Result { () throws(CommandError) in try run(arguments) } }
         )
     }
 

@@ -16,7 +16,9 @@ struct Command {
     /// Paragraphs after the options.
     var discussion: String = ""
     var examples: [String] = []
-    var run: (ParsedArguments) throws(CommandError) -> ExitStatus
+    /// What it does. Stored as a `Result`: a stored function type with typed throws needs runtime support macOS 13
+    /// lacks (swiftlang/swift#74971).
+    var run: (ParsedArguments) -> Result<ExitStatus, CommandError>
 }
 
 enum Help {

@@ -39,7 +39,7 @@ enum LintCommand {
                 "vcr lint $(git diff --cached --name-only -- '*.json')   # in a pre-commit hook",
                 "vcr lint Tests/Cassettes --placeholder '<scrubbed>'",
             ],
-            run: run
+            run: { arguments in Result { () throws(CommandError) in try run(arguments) } }
         )
     }
 

@@ -83,7 +83,7 @@ enum RedactCommand {
                 "vcr redact Cassettes.bundle --secrets --dry-run",
                 "vcr redact Tests/Cassettes Cassettes/extra.json --header X-Session --dry-run",
             ],
-            run: run
+            run: { arguments in Result { () throws(CommandError) in try run(arguments) } }
         )
     }
 

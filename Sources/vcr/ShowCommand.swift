@@ -24,7 +24,7 @@ enum ShowCommand {
                 "vcr show Cassettes.bundle/Examples/httpbin-basics.json",
                 "vcr show recording.har --json | jq '.requests[] | select(.status >= 400)'",
             ],
-            run: run
+            run: { arguments in Result { () throws(CommandError) in try run(arguments) } }
         )
     }
 

@@ -39,7 +39,7 @@ func runVCR(_ arguments: [String]) -> ExitStatus {
             Console.out(Help.help(for: command))
             return .success
         }
-        return try command.run(parsed)
+        return try command.run(parsed).get()
     } catch {
         Console.error("error: \(error.message)")
         if let name = error.usageOf, let usageCommand = Help.command(named: name) {

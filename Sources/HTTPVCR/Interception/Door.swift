@@ -7,8 +7,9 @@ import FoundationNetworking
 /// (filter, match, replay or record) is the same for every form.
 struct DoorForm<Response: Sendable>: Sendable {
     /// A recorded response as this form hands it back; the request's URL stands in for a recorded URL that is
-    /// none.
-    let replaying: @Sendable (RecordedResponse, _ requestURL: URL) throws(VCRError) -> Response
+    /// none. A `Result`, not a typed-throwing closure: a stored function type with typed throws needs runtime support
+    /// macOS 13 and iOS 16 lack (swiftlang/swift#74971).
+    let replaying: @Sendable (RecordedResponse, _ requestURL: URL) -> Result<Response, VCRError>
     /// Hands what the client returned to the recording.
     let recording: @Sendable (Response, Recording) -> Void
 }
@@ -17,11 +18,11 @@ extension DoorForm where Response == HTTPURLResponse {
     /// ``VCR/data(for:sending:)``'s: Foundation's response, one value per name.
     static var foundation: Self {
         DoorForm(
-            replaying: { recorded, requestURL throws(VCRError) in
+            replaying: { recorded, requestURL in
                 guard let response = recorded.httpURLResponse(fallbackURL: requestURL) else {
-                    throw .unusableResponseURL(recorded)
+                    return .failure(.unusableResponseURL(recorded))
                 }
-                return response
+                return .success(response)
             },
             recording: { response, recording in recording.received(response) }
         )
@@ -33,10 +34,10 @@ extension DoorForm where Response == RecordedResponse {
     static var fields: Self {
         DoorForm(
             replaying: { recorded, requestURL in
-                guard URL(string: recorded.url) == nil else { return recorded }
+                guard URL(string: recorded.url) == nil else { return .success(recorded) }
                 var response = recorded
                 response.url = requestURL.absoluteString
-                return response
+                return .success(response)
             },
             recording: { response, recording in recording.received(response) }
         )

@@ -16,10 +16,9 @@ private enum DoorEvent<Response: Sendable> {
         case .request, .redirect:
             return nil
         case let .response(recorded):
-            do {
-                self = .response(try form.replaying(recorded, fallbackURL))
-            } catch {
-                self = .fail(error)
+            switch form.replaying(recorded, fallbackURL) {
+            case let .success(response): self = .response(response)
+            case let .failure(error): self = .fail(error)
             }
         case let .data(data):
             self = .data(data)
