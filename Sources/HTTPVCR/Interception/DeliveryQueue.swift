@@ -66,94 +66,46 @@ struct Delivery {
     }
 }
 
-/// Hands deliveries to receivers one at a time, in the order they were queued: inline on whichever thread queued
-/// them when nobody else is delivering, else by whoever is.
-///
-/// Each delivery is made where its receiver's client must be called (corelibs: the task's queue). When that is not
-/// where the turn is, the turn goes there with it, and the deliveries after it follow from there: so a client call
-/// is over before the next one starts, and the session hears of chapters in tape order by construction.
-final class DeliveryQueue: @unchecked Sendable {
-    private struct State {
-        var pending: [Delivery] = []
-        /// Where the next delivery is in `pending`; what is before it has been handed over.
-        var next = 0
-        /// Someone holds the turn to deliver: a draining thread, or a hop to a client's queue.
-        var isDraining = false
-    }
+/// Deliveries in the order they were queued, and whether someone holds the turn to hand them out. A value kept in
+/// ``Playback``'s state, behind its one lock: what is queued while a request is matched is in decision order by
+/// construction. ``Playback/deliver(startingWith:)`` hands it out.
+struct DeliveryQueue {
+    private var pending: [Delivery] = []
+    /// Where the next delivery is in `pending`; what is before it has been handed over.
+    private var next = 0
+    /// Someone holds the turn to deliver: a draining thread, or a hop to a client's queue.
+    private var isDelivering = false
 
-    private let state = Locked(State())
-    /// The tape the deliveries' scene positions refer to.
-    private let scenes: [Scene]
-
-    init(scenes: [Scene]) {
-        self.scenes = scenes
-    }
-
-    /// Call with the playback's lock held, so that queue order is decision order.
-    func enqueue(_ deliveries: [Delivery]) {
+    mutating func enqueue(_ deliveries: [Delivery]) {
         guard !deliveries.isEmpty else { return }
-        state.withLock { state in
-            // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
-            if state.pending.isEmpty {
-                state.pending = deliveries
-            } else {
-                state.pending.append(contentsOf: deliveries)
-            }
-        }
+        // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
+        if pending.isEmpty { pending = deliveries } else { pending.append(contentsOf: deliveries) }
     }
 
-    /// Call without the playback's lock: delivers everything queued, unless someone else holds the turn.
-    func drain() {
-        let takesTurn = state.withLock { state in
-            guard !state.isDraining, !state.pending.isEmpty else { return false }
-            state.isDraining = true
-            return true
-        }
-        if takesTurn { deliverHoldingTheTurn() }
+    /// Takes the turn and the first run, unless someone else holds the turn or nothing is queued.
+    mutating func takeTurn() -> ArraySlice<Delivery>? {
+        guard !isDelivering, next < pending.count else { return nil }
+        isDelivering = true
+        return nextRun()
     }
 
-    /// Hands the queue out, a run at a time: the deliveries to one receiver that follow one another (usually a
-    /// whole chapter), in one call. `waiting`: a run taken from the queue before, that had to wait until it was due.
-    private func deliverHoldingTheTurn(startingWith waiting: ArraySlice<Delivery>? = nil) {
-        var carried = waiting
-        while true {
-            let taken: ArraySlice<Delivery>? = carried ?? state.withLock { state in
-                guard state.next < state.pending.count else {
-                    state.pending.removeAll(keepingCapacity: true)
-                    state.next = 0
-                    state.isDraining = false
-                    return nil
-                }
-                let start = state.next
-                let receiver = state.pending[start].receiver
-                var end = start + 1
-                // A delivery that is not due yet starts a run of its own, so that the run before it is not held.
-                while end < state.pending.count, state.pending[end].receiver === receiver, state.pending[end].due == 0 {
-                    end += 1
-                }
-                state.next = end
-                return state.pending[start..<end]
-            }
-            carried = nil
-            guard var run = taken, let first = run.first else { return }
-            if first.due != 0, first.due > DispatchTime.now().uptimeNanoseconds {
-                // Keeps the turn: what was queued after it waits, so order holds.
-                let due = DispatchTime(uptimeNanoseconds: first.due)
-                run[run.startIndex].due = 0
-                return DispatchQueue.global().asyncAfter(deadline: due) { [self, run] in
-                    deliverHoldingTheTurn(startingWith: run)
-                }
-            }
-            let receiver = first.receiver
-            let ends = run.contains { $0.isEnd }
-            guard receiver.isOnClientQueue, !(ends && receiver.yieldsBeforeEnding()) else {
-                // The turn moves to the client's queue, and what follows is delivered from there.
-                return receiver.onClientQueue { [self, run] in
-                    receiver.receive(SceneRun(scenes: scenes, deliveries: run))
-                    deliverHoldingTheTurn()
-                }
-            }
-            receiver.receive(SceneRun(scenes: scenes, deliveries: run))
+    /// For whoever holds the turn: the deliveries to one receiver that follow one another (usually a whole
+    /// chapter); nil, and the turn given back, when nothing is left. A delivery that is not due yet starts a run of
+    /// its own, so that the run before it is not held.
+    mutating func nextRun() -> ArraySlice<Delivery>? {
+        guard next < pending.count else {
+            pending.removeAll(keepingCapacity: true)
+            next = 0
+            isDelivering = false
+            return nil
         }
+        let start = next
+        let receiver = pending[start].receiver
+        var end = start + 1
+        while end < pending.count, pending[end].receiver === receiver, pending[end].due == 0 {
+            end += 1
+        }
+        next = end
+        return pending[start..<end]
     }
 }

@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// Replaying one cassette's tape: finds the recorded chapter a live request matches (``MatchIndex``), decides
 /// whether the request is replayed, recorded or refused, and hands scenes over in playback order (``Player``)
-/// through the one delivery queue (``DeliveryQueue``), waking itself when requests have waited long enough for one
-/// nobody made. It keeps the counts of what was played.
+/// through the one delivery queue (``DeliveryQueue``, under the same lock), waking itself when requests have waited
+/// long enough for one nobody made. It keeps the counts of what was played.
 final class Playback: @unchecked Sendable {
     enum Decision {
         /// Scenes of a recorded chapter are on their way to the receiver: delivered before `play` returns when
@@ -39,7 +39,6 @@ final class Playback: @unchecked Sendable {
     /// Each chapter's recorded request.
     private let requests: [RecordedRequest]
     private let policy: Policy
-    private let deliveries: DeliveryQueue
     private let state: Locked<State>
 
     private struct State {
@@ -50,6 +49,8 @@ final class Playback: @unchecked Sendable {
         /// When each chapter replaying with timing started (uptime nanoseconds): its scenes are due from then.
         var startedAt: [Int: UInt64] = [:]
         var player: Player
+        /// What was decided and not handed over yet.
+        var deliveries = DeliveryQueue()
         var matched: [Bool]
         var finished: [Bool]
         var finishedCount = 0
@@ -65,7 +66,6 @@ final class Playback: @unchecked Sendable {
         self.layout = layout
         self.requests = requests
         self.policy = policy
-        self.deliveries = DeliveryQueue(scenes: scenes)
         let index = MatchIndex(matchers: policy.matchers, requests: requests)
         self.state = Locked(State(
             index: index,
@@ -117,29 +117,40 @@ final class Playback: @unchecked Sendable {
     /// receiver `makeReceiver` makes (made only then) and delivers what can be delivered now; or says to record or
     /// refuse.
     func play(_ request: URLRequest, to makeReceiver: () -> any SceneReceiver) -> Decision {
-        let decision: Decision = state.withLock { state in
-            state.requestsSeen += 1
-            if policy.recordMode == .all { return .record }
-            if startReplay(of: request, in: &state, makeReceiver) { return .replaying }
-            if refilter(&state), startReplay(of: request, in: &state, makeReceiver) { return .replaying }
-            if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
-                for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
-            ) {
-                replayAgain(chapter, in: &state, makeReceiver)
-                return .replaying
-            }
-            if !policy.isWriteProtected { return .record }
-            return .refuse(VCRError(.noMatch, Mismatch.message(
-                request: RequestParts(request),
-                cassettePath: policy.cassettePath,
-                recordMode: policy.recordMode,
-                matchers: policy.matchers,
-                requests: requests.map { RequestParts($0) },
-                isPlayed: { state.matched[$0] }
-            ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
+        let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
+            let decision = decide(request, in: &state, makeReceiver)
+            // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
+            // lock as the decision.
+            return (decision, state.deliveries.takeTurn())
         }
-        deliveries.drain()
+        if let run { deliver(startingWith: run) }
         return decision
+    }
+
+    private func decide(
+        _ request: URLRequest,
+        in state: inout State,
+        _ makeReceiver: () -> any SceneReceiver
+    ) -> Decision {
+        state.requestsSeen += 1
+        if policy.recordMode == .all { return .record }
+        if startReplay(of: request, in: &state, makeReceiver) { return .replaying }
+        if refilter(&state), startReplay(of: request, in: &state, makeReceiver) { return .replaying }
+        if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
+            for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
+        ) {
+            replayAgain(chapter, in: &state, makeReceiver)
+            return .replaying
+        }
+        if !policy.isWriteProtected { return .record }
+        return .refuse(VCRError(.noMatch, Mismatch.message(
+            request: RequestParts(request),
+            cassettePath: policy.cassettePath,
+            recordMode: policy.recordMode,
+            matchers: policy.matchers,
+            requests: requests.map { RequestParts($0) },
+            isPlayed: { state.matched[$0] }
+        ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
     }
 
     /// Queues the matched chapter for the receiver; false when nothing matches.
@@ -190,7 +201,7 @@ final class Playback: @unchecked Sendable {
         if counts {
             for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
         }
-        guard let factor = policy.timingFactor else { return deliveries.enqueue(batch) }
+        guard let factor = policy.timingFactor else { return state.deliveries.enqueue(batch) }
         var timed = batch
         for index in timed.indices {
             let delivery = timed[index]
@@ -202,7 +213,7 @@ final class Playback: @unchecked Sendable {
             let wait = min(max(0, offset * factor), 86_400)
             timed[index].due = start + UInt64((wait * 1e9).rounded())
         }
-        deliveries.enqueue(timed)
+        state.deliveries.enqueue(timed)
     }
 
     /// Counts a chapter as played, once.
@@ -221,11 +232,46 @@ final class Playback: @unchecked Sendable {
     }
 
     private func wake() {
-        state.withLock { state in
+        let run = state.withLock { state in
             state.wakeScheduled = false
             enqueue(state.player.advance(now: Date()), in: &state)
             scheduleWakeIfNeeded(&state)
+            return state.deliveries.takeTurn()
         }
-        deliveries.drain()
+        if let run { deliver(startingWith: run) }
+    }
+
+    // MARK: Delivering
+
+    /// Hands the queue out, a run at a time, holding the turn, starting with `run`, taken with the turn.
+    ///
+    /// Each run is delivered where its receiver's client must be called (corelibs: the task's queue). When that is
+    /// not here, the turn goes there with it, and the runs after it follow from there: so a client call is over
+    /// before the next one starts, and the session hears of chapters in tape order by construction.
+    func deliver(startingWith run: ArraySlice<Delivery>) {
+        var taken: ArraySlice<Delivery>? = run
+        while var run = taken, let first = run.first {
+            if first.due != 0, first.due > DispatchTime.now().uptimeNanoseconds {
+                // Keeps the turn: what was queued after it waits, so order holds.
+                let due = DispatchTime(uptimeNanoseconds: first.due)
+                run[run.startIndex].due = 0
+                return DispatchQueue.global().asyncAfter(deadline: due) { [self, run] in deliver(startingWith: run) }
+            }
+            let receiver = first.receiver
+            let ends = run.contains { $0.isEnd }
+            guard receiver.isOnClientQueue, !(ends && receiver.yieldsBeforeEnding()) else {
+                // The turn moves to the client's queue, and what follows is delivered from there.
+                return receiver.onClientQueue { [self, run] in
+                    receiver.receive(SceneRun(scenes: scenes, deliveries: run))
+                    deliverRest()
+                }
+            }
+            receiver.receive(SceneRun(scenes: scenes, deliveries: run))
+            taken = state.withLock { $0.deliveries.nextRun() }
+        }
+    }
+
+    private func deliverRest() {
+        if let run = state.withLock({ $0.deliveries.nextRun() }) { deliver(startingWith: run) }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import HTTPVCR
 
@@ -198,7 +201,26 @@ import Testing
         )
     }
 
-    @Test func theDeliveryQueueDeliversInlineWhenNobodyElseIs() async throws {
+    /// A playback of `chapters` chapters (`GET http://h/<n>`: request, response, completion), matched by the default
+    /// matchers.
+    static func playback(chapters: Int, mode: PlaybackMode = .chronological) -> Playback {
+        let scenes = (0..<chapters).flatMap { [request($0), response($0), completion($0)] }
+        return Playback(
+            scenes: scenes,
+            layout: ChapterLayout(scenes: scenes),
+            policy: Playback.Policy(
+                cassettePath: "/tapes/hand-made.json",
+                recordMode: .never,
+                isWriteProtected: true,
+                matchers: VCRConfiguration().matchers.compactMap { $0.resolved() },
+                allowsPlaybackRepeats: false
+            ),
+            mode: mode,
+            wait: 0.3
+        )
+    }
+
+    @Test func aReplayIsDeliveredBeforePlayReturnsWhenNobodyElseIsDelivering() async throws {
         final class Recorder: SceneReceiver, @unchecked Sendable {
             private let lock = NSLock()
             private var events: [String] = []
@@ -213,16 +235,15 @@ import Testing
                 return events.count
             }
         }
-        let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
-        let queue = DeliveryQueue(scenes: scenes)
+        let playback = Self.playback(chapters: 1)
         let receiver = Recorder()
-        queue.enqueue([
-            Delivery(receiver: receiver, scene: 1, chapter: 0, isEnd: false),
-            Delivery(receiver: receiver, scene: 2, chapter: 0, isEnd: true),
-        ])
-        #expect(receiver.count == 0, "queued, not delivered")
-        queue.drain()
-        #expect(receiver.count == 2, "delivered before drain returns: the receiver's queue is this one")
+        let decision = playback.play(URLRequest(url: URL(string: "http://h/0")!)) { receiver }
+        guard case .replaying = decision else {
+            Issue.record("not replayed: \(decision)")
+            return
+        }
+        #expect(receiver.count == 2, "the response and the completion, before play returns: the receiver's queue is this one")
+        #expect(playback.playCount == 1)
     }
 
     /// Receivers whose clients must be called on queues of their own (corelibs' task queues): each delivery is
@@ -265,17 +286,14 @@ import Testing
         }
         let log = Log()
         let receivers = [QueueReceiver("a", log: log), QueueReceiver("b", log: log), QueueReceiver("c", log: log)]
-        let scenes = [Self.request(1), Self.response(1), Self.completion(1)]
-        let queue = DeliveryQueue(scenes: scenes)
+        let playback = Self.playback(chapters: 30)
         var expected: [String] = []
-        var deliveries: [Delivery] = []
         for round in 0..<30 {
             let receiver = receivers[(round * 7) % 3]
-            deliveries.append(Delivery(receiver: receiver, scene: round % 2 + 1, chapter: 0, isEnd: false))
-            expected.append("\(receiver.name):own queue")
+            _ = playback.play(URLRequest(url: URL(string: "http://h/\(round)")!)) { receiver }
+            // The response and the completion of each chapter.
+            expected += Array(repeating: "\(receiver.name):own queue", count: 2)
         }
-        queue.enqueue(deliveries)
-        queue.drain()
         let deadline = Date().addingTimeInterval(5)
         while log.all.count < expected.count, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(log.all == expected)
