@@ -12,7 +12,8 @@ extension AppSession {
         guard live.httpBody == nil else { return .success(live) }
         switch body(of: request) {
         case let .success(body):
-            live.httpBody = body
+            // Set only when there is one: setting nil copies the request all the same.
+            if let body { live.httpBody = body }
             return .success(live)
         case let .failure(error):
             return .failure(error)
