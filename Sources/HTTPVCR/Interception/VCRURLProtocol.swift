@@ -75,7 +75,8 @@ class VCRURLProtocol: URLProtocol {
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
-              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending
+              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending,
+              !asksToUpgrade(request)
         else { return false }
         let attribution = VCR.attribution()
         let cassette: Cassette
@@ -99,6 +100,17 @@ class VCRURLProtocol: URLProtocol {
         else { return false }
         notes.note(on: platform.currentQueue)
         return true
+    }
+
+    /// Whether `request` asks to switch protocols (`Upgrade`, `Sec-WebSocket-Key`): a WebSocket task's handshake,
+    /// which Apple's loader hands protocols as an http(s) request. Left to the loader: answering it breaks the
+    /// socket, and a cassette holds no socket to replay. One read of the fields, compared by hand (see
+    /// `RequestFilter`: `value(forHTTPHeaderField:)` reads them all on each call).
+    static func asksToUpgrade(_ request: URLRequest) -> Bool {
+        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return false }
+        return fields.keys.contains { name in
+            name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Sec-WebSocket-Key")
+        }
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
