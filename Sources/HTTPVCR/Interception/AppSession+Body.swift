@@ -4,25 +4,43 @@ import FoundationNetworking
 #endif
 
 extension AppSession {
+    /// A request as the loader sends it, and whether its body is hidden from HTTPVCR.
+    struct Sent {
+        var request: URLRequest
+        /// An upload task whose body the loader keeps to itself (Apple platforms): `request` has none, though the
+        /// server would get one. Replayable where nothing needs the body (``HiddenBody``).
+        var hidesBody = false
+    }
+
     /// `request` as the loader sends it: with the session's additional headers (``addingSessionHeaders(to:)``) and
-    /// its body in `httpBody`, wherever the platform put it. Fails rather than send or record an upload without its
-    /// body.
-    func sending(_ request: URLRequest) -> Result<URLRequest, VCRError> {
-        var live = addingSessionHeaders(to: request)
-        guard live.httpBody == nil else { return .success(live) }
+    /// its body in `httpBody`, wherever the platform put it. Fails only when an upload's file cannot be read; an
+    /// upload whose body the platform hides is marked (``Sent/hidesBody``), for the caller to refuse only where the
+    /// body is needed.
+    func sending(_ request: URLRequest) -> Result<Sent, VCRError> {
+        var live = Sent(request: addingSessionHeaders(to: request))
+        guard live.request.httpBody == nil else { return .success(live) }
         switch body(of: request) {
-        case let .success(body):
-            // Set only when there is one: setting nil copies the request all the same.
-            if let body { live.httpBody = body }
-            return .success(live)
-        case let .failure(error):
+        case let .success(.some(body)):
+            live.request.httpBody = body
+        case .success(nil):
+            break
+        case .failure(.hidden):
+            live.hidesBody = true
+        case let .failure(.unreadable(error)):
             return .failure(error)
         }
+        return .success(live)
+    }
+
+    private enum BodyFailure: Error {
+        /// An upload task's body the platform does not show (``LoaderPlatform/uploadBody(of:)`` is nil).
+        case hidden
+        case unreadable(VCRError)
     }
 
     /// `httpBody` (Linux), `httpBodyStream` (Apple platforms), or, for upload tasks on Linux where neither is
     /// set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``).
-    private func body(of request: URLRequest) -> Result<Data?, VCRError> {
+    private func body(of request: URLRequest) -> Result<Data?, BodyFailure> {
         if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
@@ -31,29 +49,21 @@ extension AppSession {
         guard let task, !method.equalsIgnoringASCIICase("GET"), !method.equalsIgnoringASCIICase("HEAD") else {
             return .success(nil)
         }
-        let isUpload = task is URLSessionUploadTask
         switch platform.uploadBody(of: task) {
         case let .data(data)?:
             return .success(data)
         case let .file(url)?:
             do { return .success(try Data(contentsOf: url)) } catch {
-                return .failure(VCRError(
+                return .failure(.unreadable(VCRError(
                     .unsupportedRequest,
                     "Cannot read the upload body of \(Mismatch.describe(request)) from \(url.path): \(error.localizedDescription)",
                     request: Mismatch.describe(request)
-                ))
+                )))
             }
         case let .stream(stream)?:
             return .success(readAll(stream))
         case nil:
-            guard isUpload else { return .success(nil) }
-            return .failure(VCRError(
-                .unsupportedRequest,
-                "HTTPVCR cannot see the body of the upload task \(Mismatch.describe(request)) on this platform, "
-                    + "so it neither sends nor records it. Set the body on the request (request.httpBody) and use "
-                    + "data(for:) instead of upload(for:from:).",
-                request: Mismatch.describe(request)
-            ))
+            return task is URLSessionUploadTask ? .failure(.hidden) : .success(nil)
         }
     }
 

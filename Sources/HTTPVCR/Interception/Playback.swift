@@ -91,6 +91,11 @@ final class Playback: @unchecked Sendable {
         state.withLock { $0.requestsSeen += 1 }
     }
 
+    /// A request reached the cassette and was refused before it was matched (an upload whose body it cannot see).
+    func noteRefusedUnmatched() {
+        state.withLock { $0.requestsSeen += 1 }
+    }
+
     /// How many recorded requests the tape held when it was loaded.
     var chapterCount: Int { requests.count }
 

@@ -75,7 +75,8 @@ class VCRURLProtocol: URLProtocol {
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
-              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending
+              URLProtocol.property(forKey: passThroughKey, in: request) == nil, !DoorSending.isSending,
+              !asksToUpgrade(request)
         else { return false }
         let attribution = VCR.attribution()
         let cassette: Cassette
@@ -99,6 +100,17 @@ class VCRURLProtocol: URLProtocol {
         else { return false }
         notes.note(on: platform.currentQueue)
         return true
+    }
+
+    /// Whether `request` asks to switch protocols (`Upgrade`, `Sec-WebSocket-Key`): a WebSocket task's handshake,
+    /// which Apple's loader hands protocols as an http(s) request. Left to the loader: answering it breaks the
+    /// socket, and a cassette holds no socket to replay. One read of the fields, compared by hand (see
+    /// `RequestFilter`: `value(forHTTPHeaderField:)` reads them all on each call).
+    static func asksToUpgrade(_ request: URLRequest) -> Bool {
+        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return false }
+        return fields.keys.contains { name in
+            name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Sec-WebSocket-Key")
+        }
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -131,14 +143,25 @@ class VCRURLProtocol: URLProtocol {
         }
         let app = AppSession(task: task, platform: platform)
         self.app = app
-        let live: URLRequest
+        let sent: AppSession.Sent
         switch app.sending(request) {
-        case let .success(request): live = request
+        case let .success(request): sent = request
         case let .failure(error): return channel.send(.fail(error))
         }
+        let live = sent.request
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
         guard let cassette, let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
+            if sent.hidesBody {
+                let reason = cassette == nil ? "The cassette was ejected before it started"
+                    : "beforeRecordRequest left it out of the cassette"
+                return refuse(.hiddenBody(of: live, neededFor: .passingBy(reason)), on: cassette)
+            }
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: load().currentPart(sending: live)))
+        }
+        // A body the loader hides is refused only where something needs it; otherwise the tape answers without it.
+        if sent.hidesBody, let need = HiddenBody.need(before: cassette) {
+            cassette.playback.noteRefusedUnmatched()
+            return refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
         }
         if Self.redirectHandling(for: cassette) == .reportToClient {
             channel.reportRedirects(to: cassette.redirectHandoffs)
@@ -146,14 +169,22 @@ class VCRURLProtocol: URLProtocol {
         switch cassette.playback.play(filtered, to: { self.load().currentPart(sending: live) }) {
         case .replaying:
             break
+        case .record where sent.hidesBody:
+            let need = HiddenBody.Need.recording(cassette.recordMode, matchedNothing: true)
+            refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
         case .record:
             Recorder.shared.start(Recording(
                 live: live, filtered: filtered, cassette: cassette, part: load().currentPart(sending: live)
             ))
         case let .refuse(error):
-            VCR.recordFailure(error, on: cassette)
-            channel.send(.fail(error))
+            refuse(sent.hidesBody ? HiddenBody.noting(error) : error, on: cassette)
         }
+    }
+
+    /// Fails the task with `error`, kept on the cassette for the test to report.
+    private func refuse(_ error: VCRError, on cassette: Cassette?) {
+        if let cassette { VCR.recordFailure(error, on: cassette) }
+        channel.send(.fail(error))
     }
 
     override func stopLoading() {

@@ -14,6 +14,11 @@ import FoundationNetworking
 /// }
 /// configuration.matchers = [.method, .named("hostAndPort")]
 /// ```
+///
+/// > Note: On Apple platforms the body of an upload task (`upload(for:from:)`, `uploadTask(with:from:)`) never
+/// > reaches HTTPVCR. Such an upload still replays when the cassette's matchers do not read the body; with
+/// > ``body`` among them it is refused, saying so. A matcher of your own is not asked whether it reads the body: it
+/// > gets the request with `httpBody` nil, as HTTPVCR sees it, so one that compares bodies finds no match.
 public struct Matcher: Sendable, CustomStringConvertible {
     /// The name it goes by in ``VCR/matchers`` and in the explanation of a request that matched nothing; a
     /// built-in's is what it compares (`"path"`).
@@ -22,6 +27,9 @@ public struct Matcher: Sendable, CustomStringConvertible {
     /// The key depends on nothing but the method and the URL's text: two requests with the same method and URL
     /// text have the same key. Lets the match index skip taking the URL apart.
     let readsOnlyMethodAndURL: Bool
+    /// The key depends on the body: an upload whose body the loader hides (Apple platforms) cannot be matched by
+    /// it. Only built-ins say so; a predicate of the app's is taken to leave the body alone (see the type's note).
+    let readsBody: Bool
 
     enum Comparison: Sendable {
         /// Two requests match when their keys are equal. Keys let a cassette index its chapters, so that
@@ -33,12 +41,22 @@ public struct Matcher: Sendable, CustomStringConvertible {
     }
 
     /// A matcher from a comparison of the live request with a recorded one.
+    ///
+    /// `request` is the live request as HTTPVCR sees it, filtered as it would be recorded. An upload task's body is
+    /// not in it on Apple platforms (`httpBody` is nil there: the loader keeps it from URL protocols), and HTTPVCR
+    /// does not refuse the upload on this matcher's account: compare bodies here only for requests that carry theirs
+    /// in `httpBody` (`data(for:)`), or use the built-in ``body``, which refuses such an upload saying why.
     public init(name: String, matches: @escaping @Sendable (_ request: URLRequest, _ recorded: URLRequest) -> Bool) {
         self.init(name: name, comparison: .predicate(matches))
     }
 
-    init(name: String, readsOnlyMethodAndURL: Bool = true, key: @escaping @Sendable (RequestParts) -> String) {
-        self.init(name: name, comparison: .key(key), readsOnlyMethodAndURL: readsOnlyMethodAndURL)
+    init(
+        name: String,
+        readsOnlyMethodAndURL: Bool = true,
+        readsBody: Bool = false,
+        key: @escaping @Sendable (RequestParts) -> String
+    ) {
+        self.init(name: name, comparison: .key(key), readsOnlyMethodAndURL: readsOnlyMethodAndURL, readsBody: readsBody)
     }
 
     /// The matcher registered under `name` (a built-in or one added with ``VCR/registerMatcher(_:_:)``).
@@ -46,10 +64,11 @@ public struct Matcher: Sendable, CustomStringConvertible {
         Matcher(name: name, comparison: .named)
     }
 
-    private init(name: String, comparison: Comparison, readsOnlyMethodAndURL: Bool = false) {
+    private init(name: String, comparison: Comparison, readsOnlyMethodAndURL: Bool = false, readsBody: Bool = false) {
         self.name = name
         self.comparison = comparison
         self.readsOnlyMethodAndURL = readsOnlyMethodAndURL
+        self.readsBody = readsBody
     }
 
     /// Whether `request` matches `recorded` for this matcher. An unknown `.named` matcher matches nothing.
@@ -79,6 +98,14 @@ public struct Matcher: Sendable, CustomStringConvertible {
     }
 
     public var description: String { ".\(name)" }
+}
+
+extension Matcher {
+    /// A comparison of the app's own (``init(name:matches:)``): what it reads of a request cannot be told.
+    var isAppsOwn: Bool {
+        if case .predicate = comparison { return true }
+        return false
+    }
 }
 
 extension Matcher.Comparison {
@@ -115,7 +142,12 @@ extension Matcher {
     }
     /// The body: JSON and form bodies compared structurally, gzip and deflate bodies decoded first, anything
     /// else byte for byte.
-    public static let body = Matcher(name: "body", readsOnlyMethodAndURL: false) { BodyNormalization.key(for: $0) }
+    ///
+    /// > Note: On Apple platforms an upload task's body never reaches HTTPVCR: with this matcher such an upload is
+    /// > refused, with a message that says so. Set the body on the request and send it with `data(for:)` instead.
+    public static let body = Matcher(name: "body", readsOnlyMethodAndURL: false, readsBody: true) {
+        BodyNormalization.key(for: $0)
+    }
 
     /// The built-ins, by name.
     static let builtIn: [String: Matcher] = Dictionary(

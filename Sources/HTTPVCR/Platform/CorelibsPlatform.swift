@@ -38,8 +38,8 @@ struct CorelibsPlatform: LoaderPlatform {
                 (taskError == nil, "URLSessionTask.error: a task that failed under a cassette has no error there"),
                 (taskInlineCompletion == nil, "URLSessionTask._callCompletionHandlerInline: async callers are "
                     + "resumed on the session's work queue (a cancellation can deadlock, swift-corelibs-foundation#5412)"),
-                (taskKnownBody == nil, "URLSessionTask.knownBody: the body of an upload task is not seen, and such "
-                    + "a task fails under a cassette"),
+                (taskKnownBody == nil, "URLSessionTask.knownBody: the body of an upload task is not seen: such a "
+                    + "task replays, and is refused where its body is needed (recording, a body matcher)"),
                 (registryTable == nil, "URLSession.taskRegistry: delegates passed to data(for:delegate:) hear "
                     + "nothing, and data delegates get the body in one piece"),
                 (protocolProperties?.type as? any LoaderProperties.Type == nil,

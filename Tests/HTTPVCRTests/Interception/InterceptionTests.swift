@@ -49,5 +49,24 @@ extension VCRTests {
                 #expect(!cassette.hasUnsavedChanges)
             }
         }
+
+        /// A WebSocket handshake is the socket's: `canInit` leaves every request that asks to upgrade to the
+        /// loader, whatever the case of the field's name, on every platform's protocol.
+        @Test(arguments: ["Upgrade", "upgrade", "UPGRADE", "Sec-WebSocket-Key", "sec-websocket-key"])
+        func aRequestThatAsksToUpgradeIsNeverIntercepted(_ field: String) async throws {
+            let folder = try TemporaryFolder()
+            let url = URL(string: "https://socket.test/chat")!
+            try await withCassette("websocket", in: folder.path) { _ in
+                var upgrade = URLRequest(url: url)
+                upgrade.setValue(field.lowercased().hasSuffix("key") ? "dGhlIHNhbXBsZSBub25jZQ==" : "websocket",
+                                 forHTTPHeaderField: field)
+                for protocolClass in DoubledLoader.allCases.map(\.protocolClass) {
+                    #expect(!protocolClass.canInit(with: upgrade), "\(protocolClass)")
+                    #expect(protocolClass.canInit(with: URLRequest(url: url)), "an ordinary request still is")
+                    // What canInit noted for a startLoading that never comes.
+                    _ = CanInitNotes.take(on: protocolClass.platform.currentQueue)
+                }
+            }
+        }
     }
 }

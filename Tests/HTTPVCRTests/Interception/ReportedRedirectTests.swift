@@ -86,8 +86,25 @@ final class LoaderDouble: @unchecked Sendable {
         }
     }
 
+    /// Loads `task`'s request with the protocol made for the task, as the loader makes it for a session's task
+    /// (an upload task's body is then the task's: Apple's loader shows it to no protocol). The task is never
+    /// resumed: nothing else loads it.
+    func load(_ task: URLSessionTask) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            self.continuation = continuation
+            lock.unlock()
+            thread.async {
+                self.start(self.protocolClass.init(task: task, cachedResponse: nil, client: Client(loader: self)))
+            }
+        }
+    }
+
     private func start(_ request: URLRequest) {
-        let instance = protocolClass.init(request: request, cachedResponse: nil, client: Client(loader: self))
+        start(protocolClass.init(request: request, cachedResponse: nil, client: Client(loader: self)))
+    }
+
+    private func start(_ instance: URLProtocol) {
         lock.lock()
         current = instance
         outcome.protocolsStarted += 1
