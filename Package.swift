@@ -34,7 +34,13 @@ let package = Package(
             name: "HTTPVCRTests",
             dependencies: ["HTTPVCR", "HTTPBinTestSupport", "CassetteMutations", "TestSupport"]
         ),
-        .testTarget(name: "HTTPVCRTestingTests", dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"]),
+        .testTarget(
+            name: "HTTPVCRTestingTests",
+            dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"],
+            // Cassettes copied into the test bundle: what BundleFallbackTests replay when the sources are out of
+            // reach (as on a device or in Xcode Cloud).
+            resources: [.copy("Bundled/Cassettes.bundle")]
+        ),
         .testTarget(name: "VCRCommandTests", dependencies: ["HTTPVCR", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -74,6 +74,10 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// Tests with task-bound cassettes were running in parallel and the request could not be traced to any
         /// test's task (made outside a Swift task, or from a detached one): HTTPVCR refuses rather than guess.
         case unattributedRequest = 14
+        /// A test's sources cannot be read where it runs (no such folder: Xcode Cloud, a copied test bundle; reading
+        /// refused: a sandboxed app's tests, a device), and its cassette would need recording, or the test bundle has
+        /// no copy of it to replay.
+        case sourcesOutOfReach = 15
     }
 
     public var description: String { message }

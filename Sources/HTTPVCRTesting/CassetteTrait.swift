@@ -23,6 +23,8 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     var name: String?
     /// The folder of the suite's cassettes, instead of `<package root>/Cassettes.bundle/<Suite>`.
     var cassettesPath: String?
+    /// The bundle whose `Cassettes.bundle` holds copies of the cassettes (``VCRCassetteScope/cassettesBundle``).
+    var cassettesBundle: Bundle?
     var recordMode: RecordMode?
     var matchers: [Matcher]?
     var failsOnUnplayedInteractions: Bool?
@@ -85,6 +87,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
         for trait in traits {
             if let name = trait.name { merged.name = name }
             if let path = trait.cassettesPath { merged.cassettesPath = path }
+            if let bundle = trait.cassettesBundle { merged.cassettesBundle = bundle }
             if let mode = trait.recordMode { merged.recordMode = mode }
             if let matchers = trait.matchers { merged.matchers = matchers }
             if let strict = trait.failsOnUnplayedInteractions { merged.failsOnUnplayedInteractions = strict }
@@ -106,6 +109,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             testFilter: names.filter,
             failsOnUnplayedInteractions: merged.failsOnUnplayedInteractions ?? false,
             recordsOnFailure: merged.recordsOnFailure ?? false,
+            cassettesBundle: merged.cassettesBundle,
             sourceLocation: VCRSourceLocation(test.sourceLocation),
             configure: { [closures] configuration in
                 if let recordMode { configuration.recordMode = recordMode }
@@ -140,6 +144,7 @@ extension Trait where Self == _CassetteTrait {
     /// @Test(.cassette("login", recordMode: .new, matchers: [.method, .path])) func logIn() async throws { … }
     /// @Test(.cassette { $0.playbackMode = .momentary }) func burst() async throws { … }
     /// @Suite(.cassette(cassettesPath: "Fixtures/Search", configure: SearchTests.configure)) struct SearchTests { … }
+    /// @Suite(.cassette(cassettesBundle: .module)) struct DeviceTests { … }   // copies for a device, Xcode Cloud
     /// ```
     ///
     /// > Note: `recordMode` is not optional, so that `.cassette(recordMode: .none)`, written before the replay-only
@@ -153,6 +158,9 @@ extension Trait where Self == _CassetteTrait {
     ///   - matchers: What must be equal for a request to replay a recorded one.
     ///   - cassettesPath: The folder of the suite's cassettes instead of `<package root>/Cassettes.bundle/<Suite>`;
     ///     relative paths are resolved against the package root.
+    ///   - cassettesBundle: The bundle whose `Cassettes.bundle` holds copies of the cassettes, read where the sources
+    ///     cannot be (a device, a sandboxed app's tests, Xcode Cloud): `Bundle.module` of a SwiftPM test target.
+    ///     Left out, the test's bundle is looked for.
     ///   - failsOnUnplayedInteractions: Fail a test whose cassette still has interactions it never replayed.
     ///   - recordsOnFailure: Save what the test recorded even when it fails (by default a failed test's recording
     ///     is discarded, and the test is told).
@@ -166,6 +174,7 @@ extension Trait where Self == _CassetteTrait {
         recordMode: RecordMode = .configured,
         matchers: [Matcher]? = nil,
         cassettesPath: String? = nil,
+        cassettesBundle: Bundle? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
         exclusive: Bool? = nil,
@@ -174,6 +183,7 @@ extension Trait where Self == _CassetteTrait {
         _CassetteTrait(
             name: name,
             cassettesPath: cassettesPath,
+            cassettesBundle: cassettesBundle,
             recordMode: recordMode == .configured ? nil : recordMode,
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,

@@ -43,7 +43,45 @@ public struct VCRCassetteScope: Sendable {
     public var sourceLocation: VCRSourceLocation
     /// Applied to the cassette's configuration after ``cassettesPath`` and ``cassetteName`` are set.
     public var configure: @Sendable (inout VCRConfiguration) -> Void
+    /// The bundle whose `Cassettes.bundle` holds copies of the cassettes, read where the sources cannot be (a device,
+    /// a sandboxed app's tests, Xcode Cloud): `Bundle.module` of a SwiftPM test target, or `Bundle(for:)` a test
+    /// class. Nil (the default): the test's bundle is looked for (see "Cassettes on devices, in sandboxes and in
+    /// Xcode Cloud" in Docs/Apple.md).
+    public var cassettesBundle: Bundle?
 
+    /// The folder that must be readable for the sources to be in reach: the test file's folder, or
+    /// ``VCRTestCase``'s package root. Nil: only ``cassettesPath`` is looked at.
+    var sourceFolder: String?
+    /// The test's module, which names its SwiftPM resource bundle (`<Package>_<Module>`).
+    var moduleName: String?
+    /// The bundle of a ``VCRTestCase`` class, where its cassettes' copies are looked for first.
+    var testBundle: Bundle?
+    /// ``cassettesPath`` and ``cassetteName`` name the test bundle's copy: read it, never write it.
+    var readsBundleCopy = false
+
+    /// A scope with every field given: for test integrations of your own. `VCRCassetteScope("name")` works the
+    /// names and the folder out from the caller instead.
+    ///
+    /// ```swift
+    /// let scope = VCRCassetteScope(
+    ///     suiteName: "SearchTests",
+    ///     testName: "search",
+    ///     cassettesPath: "/path/to/MyPackage/Cassettes.bundle/SearchTests",
+    ///     sourceLocation: VCRSourceLocation()
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - suiteName: The suite, for messages.
+    ///   - testName: The test, for messages; sanitized, the cassette's name when `cassetteName` is nil.
+    ///   - cassettesPath: The folder of the cassettes.
+    ///   - cassetteName: The cassette file, relative to `cassettesPath` (or absolute).
+    ///   - testFilter: The `swift test --filter` pattern of the test, for the re-record command.
+    ///   - failsOnUnplayedInteractions: Fail when the cassette still has interactions it never replayed.
+    ///   - recordsOnFailure: Save what was recorded even when the test fails.
+    ///   - cassettesBundle: The bundle whose `Cassettes.bundle` holds copies of the cassettes (``cassettesBundle``).
+    ///   - sourceLocation: Where failures are reported; its file's folder is where the sources are looked for.
+    ///   - configure: Edits the cassette's configuration after its path is set.
     public init(
         suiteName: String,
         testName: String,
@@ -52,6 +90,7 @@ public struct VCRCassetteScope: Sendable {
         testFilter: String? = nil,
         failsOnUnplayedInteractions: Bool = false,
         recordsOnFailure: Bool = false,
+        cassettesBundle: Bundle? = nil,
         sourceLocation: VCRSourceLocation,
         configure: @escaping @Sendable (inout VCRConfiguration) -> Void = { _ in }
     ) {
@@ -64,6 +103,13 @@ public struct VCRCassetteScope: Sendable {
         self.recordsOnFailure = recordsOnFailure
         self.sourceLocation = sourceLocation
         self.configure = configure
+        self.cassettesBundle = cassettesBundle
+        if sourceLocation.filePath.hasPrefix("/") {
+            sourceFolder = URL(fileURLWithPath: sourceLocation.filePath).deletingLastPathComponent().path
+        }
+        if let slash = sourceLocation.fileID.firstIndex(of: "/") {
+            moduleName = String(sourceLocation.fileID[..<slash])
+        }
     }
 
     /// A scope for a cassette named by hand, kept with the caller's package:
@@ -85,6 +131,8 @@ public struct VCRCassetteScope: Sendable {
     ///   - name: The cassette's name (`"search"`, or `"Search/by-hand"` for a subfolder), in the suite's folder.
     ///   - cassettesPath: The folder of the cassettes instead of `<package root>/Cassettes.bundle/<suite>`;
     ///     relative paths are resolved against the package root.
+    ///   - cassettesBundle: The bundle whose `Cassettes.bundle` holds copies of the cassettes, read where the sources
+    ///     cannot be (``cassettesBundle``); left out, the test's bundle is looked for.
     ///   - recordMode: The record mode; left out, the configured one. `VCR_RECORD_MODE` still overrides it.
     ///   - failsOnUnplayedInteractions: Fail when the cassette still has interactions it never replayed.
     ///   - recordsOnFailure: Save what was recorded even when the test fails.
@@ -96,6 +144,7 @@ public struct VCRCassetteScope: Sendable {
     public init(
         _ name: String,
         cassettesPath: String? = nil,
+        cassettesBundle: Bundle? = nil,
         recordMode: RecordMode = .configured,
         failsOnUnplayedInteractions: Bool = false,
         recordsOnFailure: Bool = false,
@@ -127,6 +176,7 @@ public struct VCRCassetteScope: Sendable {
             testFilter: filter,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
+            cassettesBundle: cassettesBundle,
             sourceLocation: location,
             configure: { configuration in
                 if recordMode != .configured { configuration.recordMode = recordMode }

@@ -65,6 +65,15 @@ open class VCRTestCase: XCTestCase {
         return CassetteNaming.defaultCassettesPath(packageRoot: root, suiteName: suiteName)
     }
 
+    /// The bundle whose `Cassettes.bundle` holds copies of the cassettes, read where the sources cannot be (a device,
+    /// a sandboxed app's tests, Xcode Cloud). Nil (the default): the class's bundle (`Bundle(for:)`), then the
+    /// resource bundles beside it, are looked in. Override it to name one: `Bundle.module` of a SwiftPM test target.
+    ///
+    /// ```swift
+    /// override var cassettesBundle: Bundle? { .module }
+    /// ```
+    open var cassettesBundle: Bundle? { nil }
+
     /// This test's cassette, relative to ``cassettesPath``: the test method's name, sanitized.
     open var cassetteName: String { CassetteNaming.sanitize(testMethodName) }
 
@@ -92,8 +101,11 @@ open class VCRTestCase: XCTestCase {
         let report: (String) -> Void = { [self] message in
             reportVCRFailure(message, at: self.failureLocation, in: self)
         }
-        guard !folder.isEmpty else {
-            report(Self.missingRootMessage(for: suiteName, test: testMethodName))
+        // Without a package root, a copy in the test bundle is the only cassette there is.
+        guard !folder.isEmpty || BundleFallback.hasCopy(scope) else {
+            report(Self.missingRootMessage(
+                for: suiteName, test: testMethodName, pathInCopy: BundledCassettes.pathInCopy(scope)
+            ))
             return
         }
         var sharedDefaults: VCRConfiguration?
@@ -114,7 +126,7 @@ open class VCRTestCase: XCTestCase {
                 failed: { (self.testRun?.totalFailureCount ?? 0) > 0 },
                 extraConfigure: { self.updateCassetteConfiguration(&$0) },
                 report: report,
-                warn: { message in reportVCRWarning(message, at: self.failureLocation) }
+                warn: { message in self.warnTest(message) }
             ) {
                 insertedCassette.value = VCRActiveCassette.current?.cassette
                 defer { insertedCassette.value = nil }
@@ -138,7 +150,16 @@ open class VCRTestCase: XCTestCase {
         )
         // Every test of the class gets a cassette, whether it makes requests or not.
         scope.expectsRequests = false
+        scope.sourceFolder = Self.packageRoot?.path
+        scope.moduleName = String(reflecting: type(of: self)).split(separator: ".").first.map(String.init)
+        scope.testBundle = Bundle(for: type(of: self))
+        scope.cassettesBundle = cassettesBundle
         return scope
+    }
+
+    /// Tells the test something that is not a failure (a `warning:` line on standard error).
+    func warnTest(_ message: String) {
+        reportVCRWarning(message, at: failureLocation)
     }
 
     // MARK: Package root and source location
@@ -158,7 +179,7 @@ open class VCRTestCase: XCTestCase {
         )
     }
 
-    static func missingRootMessage(for suite: String, test: String) -> String {
+    static func missingRootMessage(for suite: String, test: String, pathInCopy: String) -> String {
         """
         HTTPVCRTesting cannot tell where \(suite)'s cassettes go: no Package.swift above the test bundle \
         (\(Bundle.main.bundleURL.path)) or the current directory (\(FileManager.default.currentDirectoryPath)).
@@ -166,6 +187,8 @@ open class VCRTestCase: XCTestCase {
           Say which file declares the class: override class var testFilePath: String? { #filePath }
           or choose the folder: override var cassettesPath: String { "/path/to/Cassettes.bundle/\(suite)" }
           or, under Xcode, set VCR_PACKAGE_ROOT to $(SRCROOT) in the scheme's test environment
+          or, where the sources are out of reach (a device, Xcode Cloud), add Cassettes.bundle to the test target's \
+        resources: its Cassettes.bundle/\(pathInCopy) is replayed
         """
     }
 }

@@ -134,6 +134,10 @@ public struct VCRConfiguration: Sendable {
     /// ``VCR/install(in:)``.
     public var allowsUninterceptedSharedSession = false
 
+    /// The cassette is a copy nobody may write (a test bundle's, where the sources are out of reach): it replays
+    /// as it is and records nothing, whatever the record mode. Set by the test integrations.
+    package var isReadOnlyCopy = false
+
     /// What filtered secrets are written as.
     public static let filteredPlaceholder = "[FILTERED]"
 

@@ -38,6 +38,8 @@ struct LoadedCassette {
     ///   record, expired with ``ExpiryAction/fail``, or a matcher is not registered.
     static func load(configuration: VCRConfiguration, file: CassetteLocation) throws(VCRError) -> LoadedCassette {
         var recordMode = configuration.effectiveRecordMode
+        // A read-only copy replays only: no mode, expiry included, may erase or record into it.
+        if configuration.isReadOnlyCopy, recordMode != .passthrough { recordMode = .never }
         let path = file.path
         let (loaded, format, exists) = try read(file, recordMode: recordMode)
         var tape = loaded

@@ -17,17 +17,20 @@ enum ScopeRunner {
     /// The `async` form: the trait and ``withVCRCassette(_:isolation:_:)``. `failed` says, once the body is over,
     /// whether the test failed in a way the body did not throw.
     static func run<R>(
-        _ scope: VCRCassetteScope,
+        _ requested: VCRCassetteScope,
         owner: String?,
         failed: () -> Bool = { false },
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> R
     ) async throws -> R {
-        try checkNotNested(scope)
+        try checkNotNested(requested)
         // Scopes whose cassettes are bound to their tasks run side by side; the others run alone.
-        let isBound = bindsToTask(scope)
+        let isBound = bindsToTask(requested)
         if isBound { await VCRCassetteLock.shared.lockShared() } else { await VCRCassetteLock.shared.lock() }
         defer { if isBound { VCRCassetteLock.shared.unlockShared() } else { VCRCassetteLock.shared.unlock() } }
+        let (scope, notice) = try BundleFallback.resolve(requested) {
+            configuration(of: requested, extraConfigure: { _ in }).effectiveRecordMode
+        }
         let cassette: Cassette
         if isBound {
             cassette = try load(scope)
@@ -42,6 +45,7 @@ enum ScopeRunner {
         }
         let active = VCRActiveCassette(scope: scope, cassette: cassette, owner: owner)
         let warn = { (message: String) in reportVCRWarning(message, at: scope.sourceLocation) }
+        if let notice { warn(notice) }
         warnIfExpired(active, warn: warn)
         let result: Result<R, any Error>
         do {
@@ -60,7 +64,7 @@ enum ScopeRunner {
     /// The blocking form: ``VCRTestCase`` and the synchronous ``withVCRCassette(_:_:)``. Its cassette is always
     /// inserted for the process.
     static func runBlocking<R>(
-        _ scope: VCRCassetteScope,
+        _ requested: VCRCassetteScope,
         owner: String?,
         prepare: () -> Void = {},
         restore: () -> Void = {},
@@ -72,12 +76,16 @@ enum ScopeRunner {
         warn: (String) -> Void,
         _ body: () throws -> R
     ) throws -> R {
-        try checkNotNested(scope)
+        try checkNotNested(requested)
         tellsTestsApart
         VCRCassetteLock.shared.lockBlocking()
         defer { VCRCassetteLock.shared.unlock() }
         prepare()
         defer { restore() }
+        // After `prepare`: the shared defaults it edits may set the record mode.
+        let (scope, notice) = try BundleFallback.resolve(requested) {
+            configuration(of: requested, extraConfigure: extraConfigure).effectiveRecordMode
+        }
         let deadline = Date().addingTimeInterval(foreignCassetteTimeout)
         var inserted = try insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline)
         while inserted == nil {
@@ -85,6 +93,7 @@ enum ScopeRunner {
             inserted = try insert(scope, extraConfigure: extraConfigure, giveUpAt: deadline)
         }
         let active = VCRActiveCassette(scope: scope, cassette: inserted!, owner: owner)
+        if let notice { warn(notice) }
         warnIfExpired(active, warn: warn)
         let result = Result { try VCRActiveCassette.$current.withValue(active) { try body() } }
         finish(
@@ -125,6 +134,25 @@ enum ScopeRunner {
         scope.configure(&configuration)
     }
 
+    /// The test bundle's copy is set last, so that no closure points the cassette elsewhere or lets it record.
+    private static func pinBundleCopy(_ configuration: inout VCRConfiguration, for scope: VCRCassetteScope) {
+        guard scope.readsBundleCopy else { return }
+        configuration.cassettesPath = scope.cassettesPath
+        configuration.cassettePath = scope.cassetteName
+        configuration.isReadOnlyCopy = true
+    }
+
+    /// The configuration a scope's cassette would be inserted with.
+    private static func configuration(
+        of scope: VCRCassetteScope,
+        extraConfigure: (inout VCRConfiguration) -> Void
+    ) -> VCRConfiguration {
+        var configuration = VCR.configuration
+        configure(&configuration, for: scope)
+        extraConfigure(&configuration)
+        return configuration
+    }
+
     static func checkNotNested(_ scope: VCRCassetteScope) throws {
         if let active = VCRActiveCassette.current {
             throw VCRTestingError(
@@ -137,7 +165,10 @@ enum ScopeRunner {
     /// Loads the scope's cassette, to be bound to the test's task.
     private static func load(_ scope: VCRCassetteScope) throws(VCRTestingError) -> Cassette {
         do {
-            return try VCR.loadCassette { configure(&$0, for: scope) }
+            return try VCR.loadCassette { configuration in
+                configure(&configuration, for: scope)
+                pinBundleCopy(&configuration, for: scope)
+            }
         } catch {
             throw VCRTestingError(insertionMessage(error, scope: scope), underlying: error)
         }
@@ -159,6 +190,7 @@ enum ScopeRunner {
                 return try VCR.insertCassette(forTest: test) { configuration in
                     configure(&configuration, for: scope)
                     extraConfigure(&configuration)
+                    pinBundleCopy(&configuration, for: scope)
                 }
             } catch {
                 // Unless someone inserted one in between: then it is waited for like any other.
