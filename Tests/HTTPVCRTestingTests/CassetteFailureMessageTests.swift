@@ -68,7 +68,7 @@ import HTTPBinTestSupport
             try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
         } matching: { issue in
             let text = issue.text
-            return text.contains("No cassette at \(folder.path)/never-recorded.json, and record mode .never never records")
+            return text.contains("No cassette at \(folder.path)/never-recorded.json, and record mode .never does not record")
                 && text.contains("  test: CassetteFailureMessageTests/"
                     + "missingCassetteInNeverModeFailsBeforeTheBodyAndSaysHowToRecordIt")
                 && text.contains("  To record this test's cassette: VCR_RECORD_MODE=new swift test --filter "

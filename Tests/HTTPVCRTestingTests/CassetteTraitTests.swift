@@ -210,7 +210,7 @@ enum TraitTestsFolder {
             try await trait.provideScope(for: test, testCase: Test.Case.current) { ran.set() }
         } matching: { issue in
             issue.text.contains(
-                "No cassette at \(folder.path)/never-recorded.json, and record mode .never never records"
+                "No cassette at \(folder.path)/never-recorded.json, and record mode .never does not record"
             )
         }
         #expect(!ran.value, "the test body does not run without its cassette")

@@ -57,7 +57,7 @@ import HTTPBinTestSupport
             try await withVCRCassette(scope) { Issue.record("the body ran without its cassette") }
         }
         #expect(error?.underlying?.code == .cassetteNotFound)
-        #expect(error?.message.contains("record mode .never never records") == true)
+        #expect(error?.message.contains("record mode .never does not record") == true)
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/never-recorded.json"))
     }
 }

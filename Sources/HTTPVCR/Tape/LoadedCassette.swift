@@ -127,7 +127,7 @@ struct LoadedCassette {
         if recordMode == .never {
             throw VCRError(
                 .cassetteNotFound,
-                "No cassette at \(path), and record mode .never never records. Record it first "
+                "No cassette at \(path), and record mode .never does not record. Record it first "
                     + "(VCR_RECORD_MODE=once or new), or check the path.",
                 cassettePath: path,
                 reason: "no such file"
