@@ -10,7 +10,8 @@ import Darwin
 /// a client that sends nothing for `readTimeout` gets 408 (or, idle between requests, a quiet close).
 ///
 /// Threads rather than the cooperative pool: reading a socket blocks, and a blocked pool thread starves every task.
-/// The handler is async so it can await the cassette; the connection thread waits for it.
+/// The handler is async so it can await the cassette; the connection thread waits for it, so the handler needs a free
+/// thread of the cooperative pool: whoever blocks pool threads (in `recv`, in ``stop()``) must not block them all.
 package final class LoopbackServer: Sendable {
     /// The handler: a parsed request to its answer.
     package typealias Handler = @Sendable (WireRequest) async -> WireResponse
@@ -56,6 +57,7 @@ package final class LoopbackServer: Sendable {
     package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Stops accepting, lets each connection finish the request it is answering, and returns when all are closed.
+    /// It blocks: call it off the cooperative pool (a handler still running may need a pool thread to finish).
     package func stop() {
         let open = state.withLock { state -> Set<Int32>? in
             guard !state.stopped else { return nil }
