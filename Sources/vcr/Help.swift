@@ -26,7 +26,7 @@ enum Help {
     static let column = 26
 
     static var commands: [Command] {
-        [ShowCommand.command, LintCommand.command, ConvertCommand.command, RedactCommand.command]
+        [ShowCommand.command, LintCommand.command, ConvertCommand.command, RedactCommand.command, ServeCommand.command]
     }
 
     static func command(named name: String) -> Command? {
@@ -35,7 +35,7 @@ enum Help {
 
     static var overview: String {
         var lines = [
-            "OVERVIEW: Inspect, check, convert and redact HTTPVCR cassettes.",
+            "OVERVIEW: Inspect, check, convert, redact and serve HTTPVCR cassettes.",
             "",
             "Reads HTTPVCR's JSON and property-list cassettes, HAR 1.2, YAHTTPVCR and VCR.py JSON cassettes.",
             "",

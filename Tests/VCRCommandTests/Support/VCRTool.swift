@@ -234,3 +234,51 @@ extension String {
         components(separatedBy: needle).count - 1
     }
 }
+
+/// A running `vcr serve`: started, its URL read from its first line of stdout, stopped with SIGTERM.
+final class ServeProcess {
+    let process = Process()
+    let url: URL
+    private let errorFile: URL
+
+    var port: UInt16 { UInt16(url.port ?? 0) }
+
+    /// Starts `vcr serve arguments…` and waits for the line that says where it listens (not a timer: the read
+    /// returns when the line is written, or at end of file when the command failed).
+    init(_ arguments: [String]) throws {
+        guard let executable = VCRTool.executable else { throw VCRTool.Failure(description: "no vcr executable") }
+        errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("vcr-serve-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        let output = Pipe()
+        process.executableURL = executable
+        process.arguments = ["serve"] + arguments
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line += byte
+        }
+        guard let url = URL(string: String(decoding: line, as: UTF8.self)), url.port != nil else {
+            process.waitUntilExit()
+            let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+            throw VCRTool.Failure(description: "vcr serve did not start (exit \(process.terminationStatus)): \(errors)")
+        }
+        self.url = url
+    }
+
+    /// Sends SIGTERM and waits for the exit: its status and what it wrote on stderr.
+    @discardableResult
+    func stop() -> (status: Int32, stderr: String) {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: errorFile)
+        return (process.terminationStatus, errors)
+    }
+
+    deinit { if process.isRunning { stop() } }
+}

@@ -1,0 +1,230 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server on 127.0.0.1: one thread accepts, one thread per connection reads requests in turn
+/// (keep-alive), hands each to `handler` and writes its answer. Malformed input gets the error's status and a close;
+/// a client that sends nothing for `readTimeout` gets 408 (or, idle between requests, a quiet close).
+///
+/// Threads rather than the cooperative pool: reading a socket blocks, and a blocked pool thread starves every task.
+/// The handler is async so it can await the cassette; the connection thread waits for it, so the handler needs a free
+/// thread of the cooperative pool: whoever blocks pool threads (in `recv`, in ``stop()``) must not block them all.
+package final class LoopbackServer: Sendable {
+    /// The handler: a parsed request to its answer.
+    package typealias Handler = @Sendable (WireRequest) async -> WireResponse
+
+    /// Why the server did not start.
+    package struct StartError: Error, CustomStringConvertible {
+        package var port: UInt16
+        package var reason: String
+        package var description: String { "cannot listen on 127.0.0.1:\(port): \(reason)" }
+    }
+
+    /// The port it listens on (the one the system chose when asked for 0).
+    package let port: UInt16
+    private let listener: Int32
+    private let handler: Handler
+    private let limits: WireLimits
+    private let readTimeout: TimeInterval
+    private let state = Locked(State())
+    private let connections = DispatchGroup()
+
+    private struct State {
+        var stopped = false
+        var open: Set<Int32> = []
+    }
+
+    /// Binds 127.0.0.1:`port` (0 for a free one) and starts accepting.
+    package init(
+        port: UInt16 = 0,
+        readTimeout: TimeInterval = 30,
+        limits: WireLimits = WireLimits(),
+        handler: @escaping Handler
+    ) throws(StartError) {
+        self.handler = handler
+        self.limits = limits
+        self.readTimeout = readTimeout
+        (listener, self.port) = try Self.listen(on: port)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "HTTPVCR loopback accept"
+        thread.start()
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Stops accepting, lets each connection finish the request it is answering, and returns when all are closed.
+    /// It blocks: call it off the cooperative pool (a handler still running may need a pool thread to finish).
+    package func stop() {
+        let open = state.withLock { state -> Set<Int32>? in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.open
+        }
+        guard let open else { return }
+        // shutdown wakes the blocked accept; the read side of each connection ends its wait for a next request.
+        shutdown(listener, Int32(SHUT_RDWR))
+        for socket in open { shutdown(socket, Int32(SHUT_RD)) }
+        connections.wait()
+        close(listener)
+    }
+
+    private static func listen(on port: UInt16) throws(StartError) -> (Int32, UInt16) {
+        #if canImport(Glibc)
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard socketFD >= 0 else { throw StartError(port: port, reason: String(cString: strerror(errno))) }
+        var yes: Int32 = 1
+        setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(socketFD, 64) == 0 else {
+            let reason = errno == EADDRINUSE ? "the port is in use" : String(cString: strerror(errno))
+            close(socketFD)
+            throw StartError(port: port, reason: reason)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+        }
+        return (socketFD, UInt16(bigEndian: address.sin_port))
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                if state.withLock({ $0.stopped }) { return }
+                // EMFILE and the like: let the system recover rather than spin.
+                usleep(10_000)
+                continue
+            }
+            let admitted = state.withLock { state in
+                if state.stopped { return false }
+                state.open.insert(client)
+                return true
+            }
+            guard admitted else {
+                close(client)
+                return
+            }
+            connections.enter()
+            let thread = Thread { [self] in
+                serve(client)
+                state.withLock { _ = $0.open.remove(client) }
+                close(client)
+                connections.leave()
+            }
+            thread.name = "HTTPVCR loopback connection"
+            thread.start()
+        }
+    }
+
+    /// Reads and answers requests on one connection until either side closes or a request is malformed.
+    private func serve(_ client: Int32) {
+        #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        var parser = RequestParser(limits: limits)
+        var served = 0
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var deadline = Date().addingTimeInterval(readTimeout)
+        while true {
+            do throws(WireError) {
+                while let request = try parser.next() {
+                    let response = answer(request)
+                    let closing = request.wantsClose || state.withLock { $0.stopped }
+                    let bytes = response.serialized(closing: closing, includesBody: request.method != "HEAD")
+                    guard write(bytes, to: client), !closing else { return }
+                    served += 1
+                    deadline = Date().addingTimeInterval(readTimeout)
+                }
+                switch read(client, into: &chunk, until: deadline) {
+                case let .bytes(count):
+                    parser.feed(chunk[0..<count])
+                case .closed:
+                    try parser.finish()
+                    return
+                case .timedOut:
+                    // Idle between requests: close quietly; a request that never came or never ended: 408.
+                    if served > 0 && !parser.hasPartialRequest { return }
+                    throw .timeout
+                }
+            } catch {
+                let response = WireResponse.text(error.status, "HTTPVCR: bad request (\(error.kind))", error: error.kind)
+                _ = write(response.serialized(closing: true), to: client)
+                return
+            }
+        }
+    }
+
+    /// Runs the async handler and waits for it on this connection's own thread.
+    private func answer(_ request: WireRequest) -> WireResponse {
+        let result = Locked<WireResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        Task {
+            let response = await handler(request)
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? .text(500, "HTTPVCR: no answer")
+    }
+
+    private enum ReadResult {
+        case bytes(Int)
+        case closed
+        case timedOut
+    }
+
+    private func read(_ client: Int32, into buffer: inout [UInt8], until deadline: Date) -> ReadResult {
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return .timedOut }
+            var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000).rounded(.up)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .closed
+            }
+            if ready == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count > 0 { return .bytes(count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            return .closed
+        }
+    }
+
+    /// Writes all of `data`; false when the client is gone. MSG_NOSIGNAL: a closed peer must not raise SIGPIPE.
+    private func write(_ data: Data, to client: Int32) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Glibc)
+                let sent = send(client, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                let sent = send(client, raw.baseAddress! + offset, raw.count - offset, 0)
+                #endif
+                if sent < 0 && errno == EINTR { continue }
+                if sent <= 0 { return false }
+                offset += sent
+            }
+            return true
+        }
+    }
+}

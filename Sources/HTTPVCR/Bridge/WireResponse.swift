@@ -1,0 +1,65 @@
+import Foundation
+
+/// A response to write on the loopback wire. The writer frames the body itself: any Content-Length,
+/// Transfer-Encoding or Connection among `fields` is dropped and its own are written.
+package struct WireResponse: Sendable, Equatable {
+    package var status: Int
+    package var fields: [WireField]
+    package var body: Data
+
+    package init(status: Int, fields: [WireField] = [], body: Data = Data()) {
+        self.status = status
+        self.fields = fields
+        self.body = body
+    }
+
+    /// A plain-text answer, for errors the server gives itself.
+    package static func text(_ status: Int, _ text: String, error: String? = nil) -> WireResponse {
+        var fields = [WireField("Content-Type", "text/plain; charset=utf-8")]
+        if let error { fields.append(WireField("X-VCR-Error", error)) }
+        return WireResponse(status: status, fields: fields, body: Data((text + "\n").utf8))
+    }
+
+    /// Fields a hop sets for itself and never passes on (RFC 9110 7.6.1), plus the framing the writer owns.
+    package static let hopByHopFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
+        "content-length",
+    ]
+
+    /// The bytes on the wire. `includesBody` is false for HEAD (the length is still the body's).
+    package func serialized(closing: Bool, includesBody: Bool = true) -> Data {
+        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        for field in fields where !Self.hopByHopFields.contains(field.name.lowercased()) {
+            // A CR or LF inside a value would split the response: they become spaces.
+            let value = field.value.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+            head += "\(field.name): \(value)\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\n"
+        if closing { head += "Connection: close\r\n" }
+        head += "\r\n"
+        var data = Data(head.utf8)
+        if includesBody { data.append(body) }
+        return data
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 505: "HTTP Version Not Supported"
+        // Clients read the code, not the phrase (RFC 9112 4): any text does.
+        default: "Status"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPVCR
+
+/// What `vcr serve` does with one request: turn it into the request the cassette knows, ask the any-client door,
+/// forward to the upstream when the door records.
+struct ServeHandler: Sendable {
+    var upstream: URL?
+    /// Sends what is recorded. The door marks its closure, so this session is not intercepted a second time.
+    let session = URLSession(configuration: .ephemeral)
+
+    func answer(_ wire: WireRequest) async -> WireResponse {
+        guard let request = urlRequest(for: wire) else {
+            return .text(400, "HTTPVCR: the request target '\(wire.target)' is not a path", error: "bad-target")
+        }
+        do {
+            let (body, response) = try await VCR.dataKeepingFields(for: request) { live in try await forward(live) }
+            let fields = response.headers.map { WireField($0.name, $0.value) }
+            return WireResponse(status: response.statusCode, fields: fields, body: body)
+        } catch let error as VCRError {
+            let kind = error.code == .noMatch ? "no-match" : String(describing: error.code)
+            return .text(500, error.message, error: kind)
+        } catch {
+            return .text(502, "HTTPVCR: the upstream did not answer: \(error.localizedDescription)", error: "upstream")
+        }
+    }
+
+    /// The request as sent to the upstream (or the placeholder origin): its path and query on the upstream's
+    /// scheme, host and port, the client's fields but the hop-by-hop ones and Host (URLSession sets the upstream's).
+    func urlRequest(for wire: WireRequest) -> URLRequest? {
+        var target = wire.target
+        if !target.hasPrefix("/") {
+            // Absolute form, as a proxy client sends it: keep its path and query.
+            guard let url = URLComponents(string: target), url.scheme != nil else { return nil }
+            target = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath)
+                + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+        guard let url = URL(string: origin + target) else { return nil }
+        var request = URLRequest(url: url)
+        request.httpMethod = wire.method
+        for field in wire.fields {
+            let name = field.name.lowercased()
+            if WireResponse.hopByHopFields.contains(name) || name == "host" { continue }
+            request.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        if !wire.body.isEmpty { request.httpBody = wire.body }
+        return request
+    }
+
+    var origin: String {
+        guard let upstream, let scheme = upstream.scheme, let host = upstream.host else {
+            return ServeCommand.placeholderOrigin
+        }
+        return "\(scheme)://\(host)" + (upstream.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The real request. URLSession hands back a decoded body, so Content-Encoding is not passed on with it.
+    func forward(_ request: URLRequest) async throws -> (Data, RecordedResponse) {
+        guard upstream != nil else { throw NoUpstream() }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw NoUpstream() }
+        let fields = http.allHeaderFields.compactMap { name, value -> RecordedHeader? in
+            guard let name = name as? String, name.lowercased() != "content-encoding" else { return nil }
+            return RecordedHeader(name, "\(value)")
+        }
+        return (data, RecordedResponse(url: http.url?.absoluteString ?? "", statusCode: http.statusCode, headers: fields))
+    }
+
+    struct NoUpstream: LocalizedError {
+        var errorDescription: String? { "no --upstream to forward to, so nothing can be recorded" }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPVCR
+import Testing
+
+/// `vcr serve` as a user runs it: a subprocess on a free port, real clients, SIGTERM at the end.
+@Suite struct ServeTests {
+    static var replayTape: Tape {
+        Tapes.tape(
+            Tapes.exchange(chapter: 1, url: "https://api.example.com/v1/items?page=2", chunks: [#"{"items":[]}"#]),
+            Tapes.exchange(chapter: 2, url: "https://api.example.com/v1/raw", status: 201, chunks: ["raw body"]),
+            Tapes.exchange(chapter: 3, url: "https://api.example.com/v1/python", status: 202, chunks: ["from python"])
+        )
+    }
+
+    @Test func replaysToURLSessionARawSocketAndPython() async throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "none"])
+        defer { server.stop() }
+
+        let url = try #require(URL(string: server.url.absoluteString + "/v1/items?page=2"))
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == #"{"items":[]}"#)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+
+        let raw = try RawClient.exchange(
+            port: server.port, Data("GET /v1/raw HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(raw.hasPrefix("HTTP/1.1 201 "), "\(raw)")
+        #expect(raw.hasSuffix("\r\n\r\nraw body"), "\(raw)")
+
+        let python = try Self.python(server.url.absoluteString + "/v1/python")
+        #expect(python == "202\nfrom python", "\(python)")
+
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+    }
+
+    @Test func anUnknownRequestGets500WithTheNoMatchMessage() async throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "never"])
+        defer { server.stop() }
+        let url = try #require(URL(string: server.url.absoluteString + "/unknown?x=1"))
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 500)
+        #expect(http.value(forHTTPHeaderField: "X-VCR-Error") == "no-match")
+        let body = String(decoding: data, as: UTF8.self)
+        #expect(body.contains("/unknown?x=1"), "\(body)")
+    }
+
+    /// Records through `--upstream` (httpbin, started by scripts/test), saves on SIGTERM, then replays the same
+    /// answer with no upstream to reach.
+    @Test func recordsThroughTheUpstreamAndReplaysWithoutIt() async throws {
+        guard let httpbin = ProcessInfo.processInfo.environment["HTTPBIN_URL"], !httpbin.isEmpty else {
+            Issue.record("HTTPBIN_URL is not set: run the tests with scripts/test, which starts httpbin")
+            return
+        }
+        let folder = try TemporaryFolder()
+        let path = folder.file("recorded.json").path
+        let session = URLSession(configuration: .ephemeral)
+
+        let recording = try ServeProcess([path, "--port", "0", "--upstream", httpbin, "--record-mode", "once"])
+        var request = URLRequest(url: try #require(URL(string: recording.url.absoluteString + "/anything/serve?n=1")))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"from":"vcr serve"}"#.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (live, liveResponse) = try await session.data(for: request)
+        #expect((liveResponse as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: live, as: UTF8.self).contains("vcr serve"))
+        let stopped = recording.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path), "SIGTERM saves the cassette")
+
+        // No upstream at all: matched by method, path and query, nothing to forward to.
+        let replaying = try ServeProcess([path, "--port", "0", "--record-mode", "never"])
+        defer { replaying.stop() }
+        request.url = try #require(URL(string: replaying.url.absoluteString + "/anything/serve?n=1"))
+        let (replayed, replayedResponse) = try await session.data(for: request)
+        #expect((replayedResponse as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: replayed, as: UTF8.self))")
+        #expect(replayed == live)
+    }
+
+    @Test func hostileClientsGetErrorsAndTheNextClientIsServed() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "never", "--read-timeout", "0.3"])
+        defer { server.stop() }
+
+        let garbage = try RawClient.exchange(port: server.port, Data("\u{1}\u{2}garbage\r\n\r\n".utf8))
+        #expect(garbage.hasPrefix("HTTP/1.1 400 "), "\(garbage)")
+        let bareLF = try RawClient.exchange(port: server.port, Data("GET / HTTP/1.1\nHost: x\n\n".utf8))
+        #expect(bareLF.contains("X-VCR-Error: bareLineFeed"), "\(bareLF)")
+        let oversized = try RawClient.exchange(
+            port: server.port, Data(("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 70_000)).utf8))
+        #expect(oversized.hasPrefix("HTTP/1.1 431 "), "\(oversized)")
+        let truncated = try RawClient.exchange(
+            port: server.port, Data("POST /v1/raw HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc".utf8), closeWriting: true)
+        #expect(truncated.hasPrefix("HTTP/1.1 400 ") && truncated.contains("truncated"), "\(truncated)")
+        let started = Date()
+        let silent = try RawClient.exchange(port: server.port, Data())
+        #expect(silent.hasPrefix("HTTP/1.1 408 "), "\(silent)")
+        #expect(Date().timeIntervalSince(started) < 3)
+
+        let served = try RawClient.exchange(
+            port: server.port, Data("GET /v1/raw HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+        #expect(served.hasPrefix("HTTP/1.1 201 "), "\(served)")
+    }
+
+    @Test func aPortInUseIsAnErrorNamingThePort() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let first = try ServeProcess([path, "--port", "0"])
+        defer { first.stop() }
+        let second = try VCRTool.run("serve", path, "--port", String(first.port))
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("127.0.0.1:\(first.port)") && second.stderr.contains("in use"), "\(second)")
+    }
+
+    static func python(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sys, urllib.request
+            r = urllib.request.urlopen(sys.argv[1])
+            sys.stdout.write(str(r.status) + "\\n" + r.read().decode())
+            """, url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A client on a bare socket: sends bytes as they are, reads until the server closes.
+enum RawClient {
+    static func exchange(port: UInt16, _ bytes: Data, closeWriting: Bool = false) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw VCRTool.Failure(description: "socket failed") }
+        defer { close(fd) }
+        // A bound on the test, not an ordering: a server that never answers fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw VCRTool.Failure(description: "connect to \(port) failed") }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if closeWriting { shutdown(fd, Int32(SHUT_WR)) }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+}
