@@ -69,7 +69,7 @@ enum ServeCommand {
             server = try LoopbackServer(
                 port: options.port,
                 readTimeout: options.readTimeout,
-                handler: ServeHandler(upstream: options.upstream).answer
+                handler: ServeHandler(upstream: options.upstream).answerWaiting
             )
         } catch {
             _ = try? VCR.ejectCassette()

@@ -11,6 +11,20 @@ struct ServeHandler: Sendable {
     /// Sends what is recorded. The door marks its closure, so this session is not intercepted a second time.
     let session = URLSession(configuration: .ephemeral)
 
+    /// ``answer(_:)``, waited for on the connection's thread. Fine here: this process blocks only its main thread, so
+    /// the cooperative pool is free to run the answer.
+    func answerWaiting(_ wire: WireRequest) -> WireResponse {
+        let result = Locked<WireResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let response = await answer(wire)
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? .text(500, "HTTPVCR: no answer")
+    }
+
     func answer(_ wire: WireRequest) async -> WireResponse {
         guard let request = urlRequest(for: wire) else {
             return .text(400, "HTTPVCR: the request target '\(wire.target)' is not a path", error: "bad-target")

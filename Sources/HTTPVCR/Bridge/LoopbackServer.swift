@@ -10,11 +10,12 @@ import Darwin
 /// a client that sends nothing for `readTimeout` gets 408 (or, idle between requests, a quiet close).
 ///
 /// Threads rather than the cooperative pool: reading a socket blocks, and a blocked pool thread starves every task.
-/// The handler is async so it can await the cassette; the connection thread waits for it, so the handler needs a free
-/// thread of the cooperative pool: whoever blocks pool threads (in `recv`, in ``stop()``) must not block them all.
+/// The handler is synchronous and runs on the connection's thread, so the server never needs a pool thread: inside a
+/// test process, whose pool other tests may hold, an async handler waited for here could wait for good. A handler
+/// that must await (`vcr serve`'s) waits on its own side, where it knows the pool is free.
 package final class LoopbackServer: Sendable {
     /// The handler: a parsed request to its answer.
-    package typealias Handler = @Sendable (WireRequest) async -> WireResponse
+    package typealias Handler = @Sendable (WireRequest) -> WireResponse
 
     /// Why the server did not start.
     package struct StartError: Error, CustomStringConvertible {
@@ -57,7 +58,7 @@ package final class LoopbackServer: Sendable {
     package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Stops accepting, lets each connection finish the request it is answering, and returns when all are closed.
-    /// It blocks: call it off the cooperative pool (a handler still running may need a pool thread to finish).
+    /// It blocks until the connections' threads are done.
     package func stop() {
         let open = state.withLock { state -> Set<Int32>? in
             guard !state.stopped else { return nil }
@@ -146,7 +147,7 @@ package final class LoopbackServer: Sendable {
         while true {
             do throws(WireError) {
                 while let request = try parser.next() {
-                    let response = answer(request)
+                    let response = handler(request)
                     let closing = request.wantsClose || state.withLock { $0.stopped }
                     let bytes = response.serialized(closing: closing, includesBody: request.method != "HEAD")
                     guard write(bytes, to: client), !closing else { return }
@@ -170,20 +171,6 @@ package final class LoopbackServer: Sendable {
                 return
             }
         }
-    }
-
-    /// Runs the async handler and waits for it on this connection's own thread.
-    private func answer(_ request: WireRequest) -> WireResponse {
-        let result = Locked<WireResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
-        Task {
-            let response = await handler(request)
-            result.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 } ?? .text(500, "HTTPVCR: no answer")
     }
 
     private enum ReadResult {

@@ -7,13 +7,12 @@ import Testing
 
 /// The loopback server on a real socket: keep-alive in turn, stopping with a client still connected.
 @Suite struct LoopbackServerTests {
-    static func echo(_ request: WireRequest) async -> WireResponse {
+    static func echo(_ request: WireRequest) -> WireResponse {
         WireResponse(status: 200, fields: [WireField("X-Method", request.method)],
                      body: Data((request.target + ":" + String(decoding: request.body, as: UTF8.self)).utf8))
     }
 
-    /// Runs blocking socket work on a thread of its own: the handler's tasks need the cooperative pool, which a
-    /// test blocking in `recv` or `stop()` would hold (two threads on a two-core machine, and the suites run at once).
+    /// Runs blocking socket work on a thread of its own, not on the cooperative pool the other suites share.
     static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try body() }) }.start()
