@@ -25,23 +25,9 @@ import Testing
         Bundle.module.resourceURL!.appendingPathComponent("Cassettes.bundle").standardizedFileURL.path
     }
 
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [Issue] = []
-        func append(_ issue: Issue) { lock.lock(); list.append(issue); lock.unlock() }
-        var issues: [Issue] { lock.lock(); defer { lock.unlock() }; return list }
-    }
-
     /// Runs `body` and returns the issues it recorded (warnings too), none of which reach this test.
     func issues(of body: @Sendable () async throws -> Void) async throws -> [Issue] {
-        let test = try #require(Test.current)
-        let collected = Collected()
-        let handler: IssueHandlingTrait = .compactMapIssues { issue in
-            collected.append(issue)
-            return nil
-        }
-        try await handler.provideScope(for: test, testCase: Test.Case.current, performing: body)
-        return collected.issues
+        try await issuesRecorded(by: body)
     }
 
     func scopeWithoutSources(_ name: String, recordMode: RecordMode) -> VCRCassetteScope {

@@ -13,25 +13,9 @@ import Testing
 @Suite struct CassetteLifecycleTests {
     struct PlannedFailure: Error {}
 
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [Issue] = []
-        func append(_ issue: Issue) { lock.lock(); list.append(issue); lock.unlock() }
-        var issues: [Issue] { lock.lock(); defer { lock.unlock() }; return list }
-    }
-
     /// Runs `body` and returns the issues it recorded, none of which reach this test.
     func issues(of body: @Sendable () async throws -> Void) async throws -> [Issue] {
-        let test = try #require(Test.current)
-        let collected = Collected()
-        let handler: IssueHandlingTrait = .compactMapIssues { issue in
-            collected.append(issue)
-            return nil
-        }
-        try await handler.provideScope(for: test, testCase: Test.Case.current) {
-            do { try await body() } catch is PlannedFailure {}
-        }
-        return collected.issues
+        try await issuesRecorded { do { try await body() } catch is PlannedFailure {} }
     }
 
     func trait(_ name: String, in folder: TemporaryFolder, recordsOnFailure: Bool? = nil) -> _CassetteTrait {

@@ -144,21 +144,13 @@ import Testing
 /// A client on a bare socket: sends bytes as they are, reads until the server closes.
 enum RawClient {
     static func exchange(port: UInt16, _ bytes: Data, closeWriting: Bool = false) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Loopback.tcpSocket()
         guard fd >= 0 else { throw VCRTool.Failure(description: "socket failed") }
         defer { close(fd) }
         // A bound on the test, not an ordering: a server that never answers fails the test instead of hanging it.
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let connected = Loopback.connect(fd, port: port)
         guard connected == 0 else { throw VCRTool.Failure(description: "connect to \(port) failed") }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if closeWriting { shutdown(fd, Int32(SHUT_WR)) }

@@ -74,33 +74,16 @@ package final class LoopbackServer: Sendable {
     }
 
     private static func listen(on port: UInt16) throws(StartError) -> (Int32, UInt16) {
-        #if canImport(Glibc)
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let socketFD = Loopback.tcpSocket()
         guard socketFD >= 0 else { throw StartError(port: port, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1
         setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, Glibc.listen(socketFD, 64) == 0 else {
+        guard Loopback.bind(socketFD, port: port) == 0, Loopback.listen(socketFD, backlog: 64) == 0 else {
             let reason = errno == EADDRINUSE ? "the port is in use" : String(cString: strerror(errno))
             close(socketFD)
             throw StartError(port: port, reason: reason)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
-        }
-        return (socketFD, UInt16(bigEndian: address.sin_port))
+        return (socketFD, Loopback.port(of: socketFD))
     }
 
     private func acceptLoop() {
