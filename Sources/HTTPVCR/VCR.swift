@@ -105,6 +105,22 @@ public enum VCR {
         VCRURLProtocol.platform.attributesRequestsToTasks
     }
 
+    /// Keeps what `canInit` found for a request until its `startLoading` takes it, by the task's queue: the
+    /// attribution is this state's answer, so it is kept under the same lock, one a request fewer.
+    static func keep(_ notes: CanInitNotes, on queue: OpaquePointer) {
+        state.withLock { state in
+            // The entry of a task that never starts stays until its queue's address is used again. Bounded, far
+            // above the requests a process has between canInit and startLoading at once.
+            if state.notesByQueue.count >= 16_384 { state.notesByQueue.removeAll() }
+            state.notesByQueue[queue] = notes
+        }
+    }
+
+    /// What ``keep(_:on:)`` kept for the request whose `startLoading` runs on `queue`, taken.
+    static func takeNotes(on queue: OpaquePointer) -> CanInitNotes? {
+        state.withLock { $0.notesByQueue.removeValue(forKey: queue) }
+    }
+
     /// Set by the test integrations: which test the current task runs (Swift Testing's `Test.current`), nil outside
     /// every test: in a `Task.detached` (which drops task-local values, and so its test's cassette), a DispatchQueue
     /// block, or code that is not a test.
@@ -323,7 +339,8 @@ public enum VCR {
         configuration.protocolClasses = [VCRURLProtocol.self] + classes
     }
 
-    /// The configuration, the inserted cassette and the matchers behind one lock. A cassette's lock may be taken
+    /// The configuration, the inserted cassette, the requests given to it until they start, and the matchers behind
+    /// one lock. A cassette's lock may be taken
     /// while it is held (failures), never the other way round.
     private struct State {
         var configuration = VCRConfiguration()
@@ -341,6 +358,8 @@ public enum VCR {
         /// Who waits for ``cassette`` to be ejected (``VCR/waitForEjection(until:)``), by number.
         var ejectionWaiters: [Int: Wakeup] = [:]
         var nextEjectionWaiter = 0
+        /// Requests between `canInit` and `startLoading` (``keep(_:on:)``).
+        var notesByQueue: [OpaquePointer: CanInitNotes] = [:]
     }
 }
 

@@ -141,6 +141,23 @@ func runSequential(_ session: URLSession, _ requests: [URLRequest], expectedByte
     return seconds(since: start)
 }
 
+/// Sends `requests` one after the other with completion handlers, each started when the last one ended.
+func runWithHandlers(_ session: URLSession, _ requests: [URLRequest], expectedBytes: Int?) async throws -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    for request in requests {
+        let result: (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                guard let data, let response else {
+                    return continuation.resume(throwing: error ?? BenchFailure("no response"))
+                }
+                continuation.resume(returning: (data, response))
+            }.resume()
+        }
+        try check(result, request, expectedBytes)
+    }
+    return seconds(since: start)
+}
+
 /// Sends `requests` with `width` in flight at a time (a sliding window: one starts as soon as one ends), in
 /// order; returns the seconds it took.
 func runWindowed(_ session: URLSession, _ requests: [URLRequest], width: Int, expectedBytes: Int?) async throws -> Double {

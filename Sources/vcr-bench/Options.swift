@@ -127,6 +127,9 @@ struct Options: Sendable {
 
 enum Profile: String, CaseIterable, Sendable {
     case floor, floor8 = "floor-8", replay, replay8 = "replay-8", replayMomentary = "replay-momentary"
+    /// The same requests made with completion handlers: corelibs calls those on the delegate queue for the stub
+    /// and for HTTPVCR alike, so the async callers' hop (see Docs/Performance.md) is in neither.
+    case floorHandler = "floor-handler", replayHandler = "replay-handler"
     case loadJSON = "load-json", loadRead = "load-read", loadInsert = "load-insert"
     case saveJSON = "save-json", saveWrite = "save-write"
     case scopes, scopesPreloaded = "scopes-preloaded", stubScopes = "stub-scopes"

@@ -22,6 +22,10 @@ extension Bench {
         switch what {
         case .floor: operation = { try await drive(floorSession, requests, width: 1) }
         case .floor8: operation = { try await drive(floorSession, requests, width: options.concurrency) }
+        case .floorHandler: operation = { try await runWithHandlers(floorSession, requests, expectedBytes: 512) }
+        case .replayHandler:
+            playback = .chronological
+            operation = { try await runWithHandlers(vcrSession, requests, expectedBytes: 512) }
         case .replay, .replay8, .replayMomentary:
             playback = what == .replayMomentary ? .momentary : .chronological
             let width = what == .replay8 ? options.concurrency : 1
@@ -58,7 +62,7 @@ extension Bench {
         }
         if [.scopes, .scopesPreloaded, .stubScopes].contains(what) {
             detail = "\(Self.scopeCount) scopes x \(Self.requestsPerScope) requests"
-        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary].contains(what) {
+        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary, .floorHandler, .replayHandler].contains(what) {
             detail += " requests"
         } else {
             detail += "-interaction cassette"

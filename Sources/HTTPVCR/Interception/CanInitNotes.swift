@@ -20,19 +20,12 @@ struct CanInitNotes {
     /// Call from `canInit` once the request is known to be ours; `queue`: the platform's current queue.
     func note(on queue: OpaquePointer?) {
         guard let queue else { return }
-        Self.registry.withLock { byQueue in
-            // The entry of a task that never starts stays until its queue's address is used again. Bounded, far
-            // above the requests a process has between canInit and startLoading at once.
-            if byQueue.count >= 16_384 { byQueue.removeAll() }
-            byQueue[queue] = self
-        }
+        VCR.keep(self, on: queue)
     }
 
     /// Call from `startLoading`: what `canInit` noted for this request, if anything.
     static func take(on queue: OpaquePointer?) -> CanInitNotes? {
         guard let queue else { return nil }
-        return registry.withLock { $0.removeValue(forKey: queue) }
+        return VCR.takeNotes(on: queue)
     }
-
-    private static let registry = Locked<[OpaquePointer: CanInitNotes]>([:])
 }
