@@ -54,66 +54,18 @@ enum ClientEvent {
     }
 }
 
-/// Turns a load's events into the client calls that convey them, whichever way they came (a chapter handed over
-/// whole, scenes delivered one by one, a recording in flight), along the load's ``BodyRoute``:
-/// - The body goes in one `didLoad` just before the end, or chunk by chunk, or into a download's file.
-/// - What body there is goes before an error; a later response (a retry with credentials) replaces the body of
-///   an earlier one.
-/// - Nothing goes after the end; redirects are left to the caller.
-struct ClientDelivery {
-    let route: BodyRoute
-    private var bufferedBody = Data()
-    private(set) var hasEnded = false
-    /// The last response asked for credentials that the app's session did not give: its client must not start
-    /// asking for them itself when the load finishes.
-    private var endsOnChallenge = false
-
-    init(route: BodyRoute) {
-        self.route = route
-    }
-
-    /// What to tell the client of `event` now: a body held back until the end, then the event itself; either may
-    /// be nil.
-    mutating func deliver(_ event: ClientEvent) -> Delivered {
-        guard !hasEnded else { return Delivered() }
-        switch event {
-        case .redirect:
-            return Delivered()
-        case let .data(data):
-            switch route {
-            case .chunks, .file:
-                return Delivered(event: event)
-            case .whole, .wholeAndChunksToListener:
-                if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
-                guard case .wholeAndChunksToListener = route else { return Delivered() }
-                return Delivered(event: event)
-            }
-        case .finish, .fail:
-            hasEnded = true
-            defer { bufferedBody = Data() }
-            return Delivered(
-                body: bufferedBody.isEmpty ? nil : bufferedBody, event: event, endsOnChallenge: endsOnChallenge
-            )
-        case let .response(response, _):
-            bufferedBody = Data()
-            endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
-            return Delivered(event: event)
-        case .sentBody:
-            return Delivered(event: event)
-        }
-    }
-
-    /// The client calls for one event.
+/// Makes the calls for a load's events, on the client's queue, whichever way they came (scenes replayed, a
+/// recording in flight), along the load's ``BodyRoute``: to the client, and to whoever else listens to the task as
+/// the loader's own protocol would tell it. What is held back until the end is the load's
+/// (``Load/ClientEnd/calls(for:route:)``).
+struct ClientCalls {
+    /// The client calls for one event: a body held back until the end, then the event; either may be nil.
     struct Delivered {
         var body: Data?
         var event: ClientEvent?
         var endsOnChallenge = false
     }
-}
 
-/// Makes the calls ``ClientDelivery`` says, on the client's queue: to the client, and to whoever else listens to
-/// the task as the loader's own protocol would tell it.
-struct ClientCalls {
     let route: BodyRoute
     /// Who hears of progress and chunks besides the client, if anyone.
     let listener: ListenerCalls?
@@ -132,7 +84,7 @@ struct ClientCalls {
     }
 
     func perform(
-        _ delivered: ClientDelivery.Delivered, on client: any URLProtocolClient, from protocolInstance: URLProtocol
+        _ delivered: Delivered, on client: any URLProtocolClient, from protocolInstance: URLProtocol
     ) {
         guard let event = delivered.event else { return }
         switch event {

@@ -24,16 +24,16 @@ extension Load {
         }
 
         // SceneReceiver: replayed scenes, in runs, on the client's queue.
-        var isOnClientQueue: Bool { load.channel.isOnClientQueue }
-        func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.channel.onClientQueue(body) }
-        func yieldsBeforeEnding() -> Bool { load.channel.yieldsBeforeEnding() }
+        var isOnClientQueue: Bool { load.isOnClientQueue }
+        func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.onClientQueue(body) }
+        func yieldsBeforeEnding() -> Bool { load.yieldsBeforeEnding() }
         func receive(_ event: Scene.Event) { replayed(CollectionOfOne(event)) }
         func receive(_ run: SceneRun) { replayed(run) }
 
         private func replayed(_ events: some Sequence<Scene.Event>) {
             if let sentBody {
                 self.sentBody = nil
-                load.channel.send(sentBody)
+                load.tellClient(sentBody)
             }
             load.replayed(events, in: number)
         }
@@ -48,7 +48,7 @@ extension Load {
             load.recordingRedirected(hop, proposed: proposed, in: number, answer)
         }
 
-        func whenStopped(_ action: @escaping @Sendable () -> Void) { load.channel.whenStopped(action) }
+        func whenStopped(_ action: @escaping @Sendable () -> Void) { load.whenStopped(action) }
 
         /// How long the app's session lets `request` wait.
         func timeout(of request: URLRequest) -> TimeInterval { load.app.timeout(of: request) }

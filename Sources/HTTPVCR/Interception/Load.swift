@@ -16,17 +16,23 @@ import FoundationNetworking
 /// part's chapter is dropped.
 ///
 /// Replayed scenes arrive on the client's queue, one at a time (``DeliveryQueue``), and answers are carried back
-/// there: the order of what the client hears holds by construction.
+/// there: the order of what the client hears holds by construction. What the client is told goes through the
+/// load's client end (`Load+Client.swift`), under the same lock: one lock a load.
 final class Load: @unchecked Sendable {
     /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
     let cassette: Cassette?
     let app: AppSession
-    let channel: ClientChannel
     /// The task's request as the app made it: a retry with credentials starts again from it.
     private let original: URLRequest
-    private let state: Locked<State>
+    /// Captured in `startLoading`, on the queue client callbacks must use.
+    let clientQueue: any ClientQueue
+    let redirectHandling: RedirectHandling
+    let calls: ClientCalls
+    /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
+    let caller: CallerTask?
+    let state: Locked<State>
 
-    private struct State {
+    struct State {
         /// The part events are taken from.
         var part = 0
         /// The request the load is at, as the app sees it (without the session's headers): what a redirect is
@@ -41,22 +47,30 @@ final class Load: @unchecked Sendable {
         var held: [Scene.Event] = []
         /// How the current part ends, when the loader acts on it rather than just finish.
         var end: End?
+        var client: ClientEnd
     }
 
     /// A response the loader acts on when its part ends.
-    private enum End {
+    enum End {
         /// A redirect left for the end (a 3xx the tape ends with): held, with its body, until the app decides.
         case redirect(HTTPURLResponse, body: Data)
         /// A 401 asking for credentials: told to the client as it came; the app decides at the end.
         case challenge(HTTPURLResponse, URLProtectionSpace)
     }
 
-    init(cassette: Cassette?, app: AppSession, channel: ClientChannel, original: URLRequest) {
+    /// Make in `startLoading`: it captures where the client is to be called.
+    init(
+        _ protocolInstance: VCRURLProtocol, cassette: Cassette?, app: AppSession, redirectHandling: RedirectHandling,
+        caller: CallerTask?
+    ) {
         self.cassette = cassette
         self.app = app
-        self.channel = channel
-        self.original = original
-        self.state = Locked(State(request: original))
+        self.original = protocolInstance.request
+        self.calls = ClientCalls(app, listener: app.listener())
+        self.clientQueue = calls.platform.clientQueue()
+        self.redirectHandling = redirectHandling
+        self.caller = caller
+        self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
     }
 
     /// The part for the request the load is at now, `live` as it is sent.
@@ -69,7 +83,7 @@ final class Load: @unchecked Sendable {
     /// Sends a request the loader makes on its own in this load (a hop the tape does not have, a retry with
     /// credentials): with the session's headers, matched on the cassette and replayed, recorded or refused like any
     /// other. Starts a new part.
-    private func send(_ request: URLRequest) {
+    private func sendNext(_ request: URLRequest) {
         let live = app.addingSessionHeaders(to: request)
         let part = state.withLock { state in
             state.part += 1
@@ -89,7 +103,7 @@ final class Load: @unchecked Sendable {
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
         case let .refuse(error):
             VCR.recordFailure(error, on: cassette)
-            channel.send(.fail(error))
+            tellClient(.fail(error))
         }
     }
 
@@ -180,19 +194,19 @@ final class Load: @unchecked Sendable {
         told.reserveCapacity(steps.count)
         for step in steps {
             guard case let .tell(event) = step else {
-                if !told.isEmpty { tell(told) }
+                if !told.isEmpty { tellSteps(told) }
                 told = []
                 perform(step)
                 continue
             }
             told.append(event)
         }
-        if !told.isEmpty { tell(told) }
+        if !told.isEmpty { tellSteps(told) }
     }
 
-    private func tell(_ events: [ClientEvent]) {
+    private func tellSteps(_ events: [ClientEvent]) {
         if case .finish? = events.last { keepCredential() }
-        channel.send(events)
+        tellClient(events)
     }
 
     private func perform(_ step: Step) {
@@ -201,28 +215,28 @@ final class Load: @unchecked Sendable {
             break
         case let .tell(event):
             if case .finish = event { keepCredential() }
-            channel.send(event)
+            tellClient(event)
         case let .storeCookies(response):
-            channel.storeCookies(of: response)
+            storeCookies(of: response)
         case let .tellHeld(response, body, event):
-            channel.send(.response(response, setsCookies: false))
-            if !body.isEmpty { channel.send(.data(body)) }
-            channel.send(event)
+            tellClient(.response(response, setsCookies: false))
+            if !body.isEmpty { tellClient(.data(body)) }
+            tellClient(event)
         case let .askAtHop(hop, proposed, next):
-            channel.storeCookies(of: hop)
+            storeCookies(of: hop)
             askAboutRedirect(hop, proposed: proposed) { [self] answer in
                 guard let answer else {
                     // Refused: the 3xx is the outcome (the tape keeps no body for a hop it followed).
                     leavePart()
-                    channel.send(.response(hop, setsCookies: false))
-                    return channel.send(.finish)
+                    tellClient(.response(hop, setsCookies: false))
+                    return tellClient(.finish)
                 }
                 if followsTape(answer, next: next) {
                     state.withLock { $0.request = answer; $0.redirects += 1 }
                     return release()
                 }
                 leavePart()
-                send(answer)
+                sendNext(answer)
             }
         case let .askAtEnd(.redirect(response, body)):
             let (redirects, proposed) = state.withLock { ($0.redirects, LoaderRules.redirect(from: $0.request, by: response)) }
@@ -232,7 +246,7 @@ final class Load: @unchecked Sendable {
                 guard let answer else { return deliverAtEnd(.response(response, setsCookies: false), body: body) }
                 state.withLock { $0.redirects += 1 }
                 leavePart()
-                send(answer)
+                sendNext(answer)
             }
         case let .askAtEnd(.challenge(response, space)):
             askAboutChallenge(response, space: space)
@@ -249,7 +263,7 @@ final class Load: @unchecked Sendable {
 
     /// Lets what waited for the app's answer through, in order, on the client's queue.
     private func release() {
-        channel.onClientQueue { [self] in
+        onClientQueue { [self] in
             while true {
                 let step: Step? = state.withLock { state in
                     guard !state.held.isEmpty else {
@@ -279,9 +293,9 @@ final class Load: @unchecked Sendable {
 
     private func deliverAtEnd(_ event: ClientEvent, body: Data) {
         state.withLock { $0.isDeciding = false; $0.end = nil }
-        channel.send(event)
-        if !body.isEmpty { channel.send(.data(body)) }
-        channel.send(.finish)
+        tellClient(event)
+        if !body.isEmpty { tellClient(.data(body)) }
+        tellClient(.finish)
     }
 
     // MARK: Recorded events
@@ -323,11 +337,11 @@ final class Load: @unchecked Sendable {
         _ hop: HTTPURLResponse, proposed: URLRequest, in part: Int, _ answer: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard app.decides else {
-            // The loader asks its delegates itself (Apple's): the channel reports the hop, and the recording follows.
-            if let target = proposed.url { channel.send(.redirect(hop, to: target, method: proposed.httpMethod)) }
-            return answer(channel.addingCookies(to: proposed))
+            // The loader asks its delegates itself (Apple's): the client end reports the hop, and the recording follows.
+            if let target = proposed.url { tellClient(.redirect(hop, to: target, method: proposed.httpMethod)) }
+            return answer(addingCookies(to: proposed))
         }
-        channel.storeCookies(of: hop)
+        storeCookies(of: hop)
         let proposal = state.withLock { LoaderRules.redirect(from: $0.request, by: hop) } ?? proposed
         askAboutRedirect(hop, proposed: proposal) { [self] next in
             guard let next else { return answer(nil) }
@@ -341,7 +355,7 @@ final class Load: @unchecked Sendable {
     /// Runs `body` once what the client was told before has been told: delegate calls the client makes go to the
     /// delegate queue then, and a question to the delegate must come after them.
     private func afterToldSoFar(_ body: @escaping @Sendable () -> Void) {
-        if channel.isOnClientQueue { body() } else { channel.onClientQueue(body) }
+        if isOnClientQueue { body() } else { onClientQueue(body) }
     }
 
     /// Asks the app's delegate what to do at a redirect, as the loader would; without one, follows it with the
@@ -350,7 +364,7 @@ final class Load: @unchecked Sendable {
         _ hop: HTTPURLResponse, proposed: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let decider = app.decider, let session = app.session, let task = app.task else {
-            return answer(channel.addingCookies(to: proposed))
+            return answer(addingCookies(to: proposed))
         }
         afterToldSoFar { [app] in
             app.onDelegateQueue {
@@ -408,13 +422,13 @@ final class Load: @unchecked Sendable {
             state.challenges += 1
             state.lastCredential = (space, credential)
         }
-        send(retried)
+        sendNext(retried)
     }
 
     /// Ends the load with `event` after the app decided at its end.
     private func finishPart(_ event: ClientEvent) {
         state.withLock { $0.isDeciding = false; $0.end = nil }
-        channel.send(event)
+        tellClient(event)
     }
 }
 

@@ -20,12 +20,12 @@ final class RedirectHandoffs: @unchecked Sendable {
         }
     }
 
-    private let waiting = Locked<[Key: [ClientChannel]]>([:])
+    private let waiting = Locked<[Key: [Load]]>([:])
 
-    /// `channel` has reported a hop to `request`: the protocol that loads it continues the chapter.
-    func expect(_ request: URLRequest, continuing channel: ClientChannel) {
+    /// `load` has reported a hop to `request`: the protocol that loads it continues the chapter.
+    func expect(_ request: URLRequest, continuing load: Load) {
         guard let key = Key(request) else { return }
-        waiting.withLock { $0[key, default: []].append(channel) }
+        waiting.withLock { $0[key, default: []].append(load) }
     }
 
     /// Whether a reported hop leads to `request`.
@@ -34,14 +34,14 @@ final class RedirectHandoffs: @unchecked Sendable {
         return waiting.withLock { $0[key] != nil }
     }
 
-    /// The channel whose chapter `request` continues, if a reported hop led to it; the oldest first.
-    func take(for request: URLRequest) -> ClientChannel? {
+    /// The load whose chapter `request` continues, if a reported hop led to it; the oldest first.
+    func take(for request: URLRequest) -> Load? {
         guard let key = Key(request) else { return nil }
         return waiting.withLock { waiting in
-            guard var channels = waiting[key], !channels.isEmpty else { return nil }
-            let channel = channels.removeFirst()
-            waiting[key] = channels.isEmpty ? nil : channels
-            return channel
+            guard var loads = waiting[key], !loads.isEmpty else { return nil }
+            let load = loads.removeFirst()
+            waiting[key] = loads.isEmpty ? nil : loads
+            return load
         }
     }
 }

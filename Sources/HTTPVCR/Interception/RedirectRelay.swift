@@ -1,11 +1,11 @@
 import Foundation
 
 /// The rest of a chapter whose hop was reported to the client (Apple's loader): held until the protocol the loader
-/// starts for the next request takes the chapter over (``ClientChannel/handOff(to:)``), then passed to that one's
-/// channel, in order.
+/// starts for the next request takes the chapter over (``Load/handOff(to:)``), then passed to that one's
+/// client end, in order.
 final class RedirectRelay: @unchecked Sendable {
     private struct State {
-        var successor: ClientChannel?
+        var successor: Load?
         var pending: [ClientEvent] = []
     }
 
@@ -14,15 +14,15 @@ final class RedirectRelay: @unchecked Sendable {
 
     func pass(_ event: ClientEvent) {
         state.withLock { state in
-            if let successor = state.successor { successor.send(event) } else { state.pending.append(event) }
+            if let successor = state.successor { successor.tellClient(event) } else { state.pending.append(event) }
         }
     }
 
     /// `successor` serves the request the hop led to: it gets what was held back, then everything that follows.
-    func hand(to successor: ClientChannel) {
+    func hand(to successor: Load) {
         state.withLock { state in
             state.successor = successor
-            for event in state.pending { successor.send(event) }
+            for event in state.pending { successor.tellClient(event) }
             state.pending = []
         }
     }

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// The thin interception layer: decides whether a request is ours, filters it, asks the cassette for a match,
 /// and hands over to the playback (replay), the recorder (record) or fails the task (refuse).
 ///
-/// State that outlives `startLoading` lives in a ``ClientChannel`` behind a lock; the class itself is not
+/// State that outlives `startLoading` lives in its ``Load`` behind a lock; the class itself is not
 /// `Sendable`. Not final: tests subclass it to drive another platform's loader (``platform``).
 class VCRURLProtocol: URLProtocol {
     /// Set on requests the recorder sends, so that they are not intercepted again.
@@ -58,20 +58,16 @@ class VCRURLProtocol: URLProtocol {
     /// The load, made on first use.
     private func load() -> Load {
         if let loadIfMade { return loadIfMade }
-        let app = app ?? AppSession(task: task, platform: Self.platform)
-        let listener = app.listener()
-        let channel = ClientChannel(
-            protocolInstance: self,
+        let made = Load(
+            self,
+            cassette: cassette,
+            app: app ?? AppSession(task: task, platform: Self.platform),
             redirectHandling: Self.redirectHandling(for: cassette),
-            caller: caller,
-            calls: ClientCalls(app, listener: listener)
+            caller: caller
         )
-        let made = Load(cassette: cassette, app: app, channel: channel, original: request)
         loadIfMade = made
         return made
     }
-
-    private var channel: ClientChannel { load().channel }
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
@@ -125,7 +121,7 @@ class VCRURLProtocol: URLProtocol {
         case let .cassette(noted)?:
             cassette = noted
         case let .unattributed(why)?:
-            return channel.send(.fail(VCRError.unattributed(request, why: why)))
+            return load().tellClient(.fail(VCRError.unattributed(request, why: why)))
         case .none?:
             break
         case nil:
@@ -133,20 +129,20 @@ class VCRURLProtocol: URLProtocol {
             cassette = VCR.cassette
         }
         if task is URLSessionDownloadTask, !platform.servesDownloads {
-            return channel.send(.fail(VCRError.downloadsUnsupported(request)))
+            return load().tellClient(.fail(VCRError.downloadsUnsupported(request)))
         }
         if let cassette, Self.redirectHandling(for: cassette) == .reportToClient,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
-            channel.reportRedirects(to: cassette.redirectHandoffs)
-            return previous.handOff(to: channel)
+            load().reportRedirects(to: cassette.redirectHandoffs)
+            return previous.handOff(to: load())
         }
         let app = AppSession(task: task, platform: platform)
         self.app = app
         let sent: AppSession.Sent
         switch app.sending(request) {
         case let .success(request): sent = request
-        case let .failure(error): return channel.send(.fail(error))
+        case let .failure(error): return load().tellClient(.fail(error))
         }
         let live = sent.request
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
@@ -164,7 +160,7 @@ class VCRURLProtocol: URLProtocol {
             return refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
         }
         if Self.redirectHandling(for: cassette) == .reportToClient {
-            channel.reportRedirects(to: cassette.redirectHandoffs)
+            load().reportRedirects(to: cassette.redirectHandoffs)
         }
         switch cassette.playback.play(filtered, to: { self.load().currentPart(sending: live) }) {
         case .replaying:
@@ -184,11 +180,11 @@ class VCRURLProtocol: URLProtocol {
     /// Fails the task with `error`, kept on the cassette for the test to report.
     private func refuse(_ error: VCRError, on cassette: Cassette?) {
         if let cassette { VCR.recordFailure(error, on: cassette) }
-        channel.send(.fail(error))
+        load().tellClient(.fail(error))
     }
 
     override func stopLoading() {
-        loadIfMade?.channel.stop()
+        loadIfMade?.stop()
     }
 
     /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'

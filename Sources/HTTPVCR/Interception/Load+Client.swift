@@ -3,26 +3,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The client end of one load: tells the URL loading system's client what the player or the recorder produces,
-/// once, in order, on the queue it must be told on (``ClientQueue``, captured from the platform), and nothing once
-/// the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
+/// The client end of a load: what the player, the recorder and the load's own decisions produce is told to the URL
+/// loading system's client here, once, in order, on the queue it must be told on (``ClientQueue``, captured from the
+/// platform), and nothing once the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
 ///
-/// How events become client calls is ``ClientDelivery``'s and ``ClientCalls``'. A redirect hop is reported only
-/// where the loader takes hops (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the
-/// channel of the protocol the loader starts for the next request, through a ``RedirectRelay``.
-final class ClientChannel: @unchecked Sendable {
-    /// Captured in `startLoading`, on the queue client callbacks must use.
-    let clientQueue: any ClientQueue
-    let redirectHandling: RedirectHandling
-    private let calls: ClientCalls
-    /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
-    private let caller: CallerTask?
-    private let state: Locked<State>
-
-    private struct State {
+/// ``ClientCalls`` turns the events into client calls. A redirect hop is reported only where the loader takes hops
+/// (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the load of the protocol the loader
+/// starts for the next request, through a ``RedirectRelay``.
+extension Load {
+    /// What the client end keeps, in the load's state.
+    struct ClientEnd {
         var protocolInstance: VCRURLProtocol?
         var isStopped = false
-        var delivery: ClientDelivery
+        /// A body held back until the end (``BodyRoute/whole``); whether the end was told.
+        var bufferedBody = Data()
+        var hasEnded = false
+        /// The last response asked for credentials that the app's session did not give: its client must not start
+        /// asking for them itself when the load finishes.
+        var endsOnChallenge = false
         /// Called when the client is gone, to stop a recording in flight.
         var onStop: (@Sendable () -> Void)?
         /// The end is to be (or was) delivered from a block sent to the client's queue after the caller was seen
@@ -30,54 +28,75 @@ final class ClientChannel: @unchecked Sendable {
         var hasYieldedBeforeEnding = false
         /// Where a reported hop leaves the rest of its chapter. nil: hops are not reported for this request.
         var handoffs: RedirectHandoffs?
-        /// Set once this channel reported a hop: what comes after belongs to the next request's channel.
+        /// Set once this load reported a hop: what comes after belongs to the next request's load.
         var relay: RedirectRelay?
-    }
 
-    /// Make in `startLoading`: it captures where the client is to be called.
-    init(
-        protocolInstance: VCRURLProtocol,
-        redirectHandling: RedirectHandling,
-        caller: CallerTask?,
-        calls: ClientCalls
-    ) {
-        self.clientQueue = calls.platform.clientQueue()
-        self.redirectHandling = redirectHandling
-        self.caller = caller
-        self.calls = calls
-        self.state = Locked(State(protocolInstance: protocolInstance, delivery: ClientDelivery(route: calls.route)))
+        /// What to tell the client of `event` now: a body held back until the end, then the event itself; either
+        /// may be nil. The body goes in one `didLoad` just before the end, or chunk by chunk, or into a download's
+        /// file; what body there is goes before an error; a later response (a retry with credentials) replaces the
+        /// body of an earlier one; nothing goes after the end; redirects are left to the caller.
+        mutating func calls(for event: ClientEvent, route: BodyRoute) -> ClientCalls.Delivered {
+            guard !hasEnded else { return ClientCalls.Delivered() }
+            switch event {
+            case .redirect:
+                return ClientCalls.Delivered()
+            case let .data(data):
+                switch route {
+                case .chunks, .file:
+                    return ClientCalls.Delivered(event: event)
+                case .whole, .wholeAndChunksToListener:
+                    if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
+                    guard case .wholeAndChunksToListener = route else { return ClientCalls.Delivered() }
+                    return ClientCalls.Delivered(event: event)
+                }
+            case .finish, .fail:
+                hasEnded = true
+                defer { bufferedBody = Data() }
+                return ClientCalls.Delivered(
+                    body: bufferedBody.isEmpty ? nil : bufferedBody, event: event, endsOnChallenge: endsOnChallenge
+                )
+            case let .response(response, _):
+                bufferedBody = Data()
+                endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
+                return ClientCalls.Delivered(event: event)
+            case .sentBody:
+                return ClientCalls.Delivered(event: event)
+            }
+        }
     }
 
     // MARK: The client end
 
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
     private var endpoint: (VCRURLProtocol, any URLProtocolClient)? {
-        let instance = state.withLock { $0.isStopped ? nil : $0.protocolInstance }
+        let instance = state.withLock { $0.client.isStopped ? nil : $0.client.protocolInstance }
         guard let instance, let client = instance.client, instance.isTaskLive else { return nil }
         return (instance, client)
     }
 
     func stop() {
         let onStop: (@Sendable () -> Void)? = state.withLock { state in
-            state.isStopped = true
-            state.protocolInstance = nil
+            state.client.isStopped = true
+            state.client.protocolInstance = nil
             // Handed off: the next request's protocol goes on with the load, and its own stop ends it.
-            guard state.relay == nil else { return nil }
-            defer { state.onStop = nil }
-            return state.onStop
+            guard state.client.relay == nil else { return nil }
+            defer { state.client.onStop = nil }
+            return state.client.onStop
         }
         onStop?()
     }
 
     /// Stores the cookies a hop or a held response sets, as the loader does before it goes on.
     func storeCookies(of response: HTTPURLResponse) {
-        guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.protocolInstance }) else { return }
+        guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.client.protocolInstance }) else {
+            return
+        }
         calls.storeCookies(of: response, from: instance)
     }
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
     func addingCookies(to request: URLRequest) -> URLRequest {
-        guard let instance = state.withLock({ $0.protocolInstance }),
+        guard let instance = state.withLock({ $0.client.protocolInstance }),
               let jar = CookieJar(for: instance, on: calls.platform)
         else {
             return request
@@ -87,25 +106,25 @@ final class ClientChannel: @unchecked Sendable {
 
     func whenStopped(_ action: @escaping @Sendable () -> Void) {
         let stopped = state.withLock { state in
-            let stopped = state.isStopped && state.relay == nil
-            if !stopped { state.onStop = action }
+            let stopped = state.client.isStopped && state.client.relay == nil
+            if !stopped { state.client.onStop = action }
             return stopped
         }
         if stopped { action() }
     }
 
-    /// Tells the client `event`, or passes it on to the next request's channel once a hop was reported.
-    func send(_ event: ClientEvent) {
-        send([event])
+    /// Tells the client `event`, or passes it on to the next request's load once a hop was reported.
+    func tellClient(_ event: ClientEvent) {
+        tellClient([event])
     }
 
     /// Tells the client `events`, in order: those between hops in one go on the client's queue.
-    func send(_ events: [ClientEvent]) {
+    func tellClient(_ events: [ClientEvent]) {
         var rest = events[...]
         while let hop = rest.firstIndex(where: { if case .redirect = $0 { true } else { false } }) {
-            tell(rest[..<hop])
+            tellBetweenHops(rest[..<hop])
             guard case let .redirect(response, target, method) = rest[hop] else { break }
-            if let relay = state.withLock({ $0.relay }) {
+            if let relay = state.withLock({ $0.client.relay }) {
                 relay.pass(rest[hop])
             } else {
                 // Stored now, whether the hop is reported or followed here: the next request must carry them.
@@ -114,13 +133,13 @@ final class ClientChannel: @unchecked Sendable {
             }
             rest = rest[rest.index(after: hop)...]
         }
-        tell(rest)
+        tellBetweenHops(rest)
     }
 
     /// Events with no hop among them, told on the client's queue: right here when this is it.
-    private func tell(_ events: ArraySlice<ClientEvent>) {
+    private func tellBetweenHops(_ events: ArraySlice<ClientEvent>) {
         guard !events.isEmpty else { return }
-        if let relay = state.withLock({ $0.relay }) { return events.forEach(relay.pass) }
+        if let relay = state.withLock({ $0.client.relay }) { return events.forEach(relay.pass) }
         tellOnClientQueue(events, ending: events.contains { $0.isEnd })
     }
 
@@ -129,16 +148,11 @@ final class ClientChannel: @unchecked Sendable {
         guard clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) else {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
-        tellHere(events, ending: ending)
-    }
-
-    /// Tells the client `events`, unless the load was stopped or its task is being cancelled.
-    private func tellHere(_ events: ArraySlice<ClientEvent>, ending: Bool) {
         guard let (instance, client) = endpoint else { return }
-        for event in events {
-            calls.perform(state.withLock { $0.delivery.deliver(event) }, on: client, from: instance)
-        }
-        if ending { state.withLock { $0.protocolInstance = nil } }
+        let route = calls.route
+        let delivered = state.withLock { state in events.map { state.client.calls(for: $0, route: route) } }
+        for call in delivered { calls.perform(call, on: client, from: instance) }
+        if ending { state.withLock { $0.client.protocolInstance = nil } }
     }
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.
@@ -147,7 +161,7 @@ final class ClientChannel: @unchecked Sendable {
         if clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) {
             guard let (instance, client) = endpoint else { return }
             body(instance, client)
-            if ending { state.withLock { $0.protocolInstance = nil } }
+            if ending { state.withLock { $0.client.protocolInstance = nil } }
         } else {
             clientQueue.async { [self] in toClient(ending: ending, body) }
         }
@@ -164,8 +178,8 @@ final class ClientChannel: @unchecked Sendable {
     func yieldsBeforeEnding() -> Bool {
         guard caller?.isCancelled == true else { return false }
         return state.withLock { state in
-            defer { state.hasYieldedBeforeEnding = true }
-            return !state.hasYieldedBeforeEnding
+            defer { state.client.hasYieldedBeforeEnding = true }
+            return !state.client.hasYieldedBeforeEnding
         }
     }
 
@@ -174,7 +188,7 @@ final class ClientChannel: @unchecked Sendable {
     /// Hops of this request's chapter are reported to the client and continued through `handoffs`.
     func reportRedirects(to handoffs: RedirectHandoffs) {
         guard redirectHandling == .reportToClient else { return }
-        state.withLock { $0.handoffs = handoffs }
+        state.withLock { $0.client.handoffs = handoffs }
     }
 
     /// Reports a hop, as Apple's loader expects: `wasRedirectedTo`, the 3xx and the end in one client block. The
@@ -184,10 +198,10 @@ final class ClientChannel: @unchecked Sendable {
     private func reportRedirect(_ hop: HTTPURLResponse, to target: URL, method: String?) {
         guard redirectHandling == .reportToClient else { return }
         let reported: (RedirectHandoffs, URLRequest)? = state.withLock { state in
-            guard let handoffs = state.handoffs, !state.isStopped, let original = state.protocolInstance?.request else {
-                return nil
-            }
-            state.relay = RedirectRelay()
+            guard let handoffs = state.client.handoffs, !state.client.isStopped,
+                  let original = state.client.protocolInstance?.request
+            else { return nil }
+            state.client.relay = RedirectRelay()
             return (handoffs, original)
         }
         guard let (handoffs, original) = reported else { return }
@@ -201,12 +215,12 @@ final class ClientChannel: @unchecked Sendable {
         }
     }
 
-    /// `successor` serves the request this channel's reported hop led to: it gets what was held back, then
-    /// everything that follows, and stopping it stops what this channel would have stopped.
-    func handOff(to successor: ClientChannel) {
+    /// `successor` serves the request this load's reported hop led to: it gets what was held back, then
+    /// everything that follows, and stopping it stops what this load would have stopped.
+    func handOff(to successor: Load) {
         let (onStop, relay) = state.withLock { state in
-            defer { state.onStop = nil }
-            return (state.onStop, state.relay)
+            defer { state.client.onStop = nil }
+            return (state.client.onStop, state.client.relay)
         }
         if let onStop { successor.whenStopped(onStop) }
         relay?.hand(to: successor)
