@@ -11,9 +11,9 @@ import FoundationNetworking
 /// (recorded where the app refused to follow) and at a 401 that asks for credentials, the app's delegate is asked
 /// on the session's delegate queue (``AppSession``), and its answer decides what comes next, replaying as recording.
 ///
-/// Each request is one ``Part``: the receiver of its replayed scenes, or the channel of its recording. When the app
-/// takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the earlier
-/// part's chapter is dropped.
+/// Each request is one ``Part``: the receiver of its replayed scenes, or where its recording's events come in. When
+/// the app takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the
+/// earlier part's chapter is dropped.
 ///
 /// Replayed scenes arrive on the client's queue, one at a time (``DeliveryQueue``), and answers are carried back
 /// there: the order of what the client hears holds by construction. What the client is told goes through the
