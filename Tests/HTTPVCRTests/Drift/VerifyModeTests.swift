@@ -105,6 +105,13 @@ extension VCRTests {
             #expect(json.contains("Yours Truly"))
             // The file is untouched.
             #expect(try Data(contentsOf: file) == edited)
+
+            // vcr diff's comparison says the same of the edited cassette and one recorded from the live service.
+            _ = try await withCassette("Live", in: folder.path, { $0.recordMode = .once }) { _ in
+                try await Self.requests(verified, session: session)
+            }
+            let live = try CassetteFile.read(at: folder.url.appendingPathComponent("Live.json")).tape
+            #expect(CassetteDrift.between(tape, live) == drift)
         }
 
         @Test func anUntouchedCassetteReportsNothingAndNamedValuesAreCompared() async throws {
