@@ -39,6 +39,12 @@ enum DiffCommand {
     }
 
     static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
+        for path in arguments.values("value") where !JSONPathLocation.isValid(path) {
+            throw CommandError.usage(
+                "--value \(path): not a JSON location (write it as $.key, $.list[*].key, $.list[0] or $['a key'])",
+                of: command
+            )
+        }
         let older: (name: String, tape: Tape)
         let newer: (name: String, tape: Tape)
         if let revision = arguments.value("against") {

@@ -136,7 +136,8 @@ public struct VCRConfiguration: Sendable {
 
     /// Where ``RecordMode/verify`` and ``CassetteDrift/between(_:_:comparedValuePaths:)`` compare values too, not
     /// only the shape: JSONPath-like locations in a JSON body, `[*]` for every element of an array. Empty by
-    /// default: ids, times and tokens change on every call.
+    /// default: ids, times and tokens change on every call. A path written otherwise (without the leading `$`)
+    /// compares nothing.
     ///
     /// ```swift
     /// configuration.comparedValuePaths = ["$.status", "$.items[*].currency"]

@@ -100,7 +100,7 @@ struct JSONShape: Equatable {
 
 /// JSONPath-like locations: `$`, `.key` for a key that is a plain name, `["a key"]` for any other, `[*]` for
 /// every element of an array, `[2]` for one.
-enum JSONPathLocation {
+package enum JSONPathLocation {
     static func appending(key: String, to location: String) -> String {
         let digits: ClosedRange<Unicode.Scalar> = "0"..."9"
         let isName = key.unicodeScalars.first.map { !digits.contains($0) } ?? false
@@ -129,6 +129,11 @@ enum JSONPathLocation {
             }
         }
         return current
+    }
+
+    /// Whether `path` is a location ``values(at:in:)`` can follow (`$.a[*].b`); `vcr diff --value` checks it.
+    package static func isValid(_ path: String) -> Bool {
+        steps(of: path) != nil
     }
 
     private enum Step { case key(String), index(Int), every }
