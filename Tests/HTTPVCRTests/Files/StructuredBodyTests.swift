@@ -89,4 +89,66 @@ import Testing
         #expect(!String(decoding: data, as: UTF8.self).contains("dataLayout"))
         #expect(try CassetteFile.decode(data, path: "x.plist").tape == Self.tape)
     }
+
+    /// Random JSON in every layout: each body is stored as JSON, and both readers give back its exact bytes.
+    @Test func randomBodiesInEveryLayoutComeBackByteForByte() throws {
+        var generator = SplitMix(seed: 30)
+        let layouts = ["compact", "spaced", "indent2", "indent4 newline", "tab", "spaced ascii", "indent2 ascii newline"]
+            .compactMap(JSONLayout.init(name:))
+        var interactions: [Interaction] = []
+        for index in 0..<300 {
+            let value = Self.randomValue(&generator, depth: 0, container: true)
+            let layout = layouts[index % layouts.count]
+            let body = Data(layout.bytes(of: value))
+            let structure = try #require(JSONLayout.structure(of: body), "\(String(decoding: body, as: UTF8.self))")
+            #expect(Data(structure.layout.bytes(of: structure.value)) == body)
+            interactions.append(Interaction(
+                chapter: index,
+                request: RecordedRequest(method: "POST", url: "https://a.example/\(index)", headers: [], body: body),
+                response: RecordedResponse(url: "https://a.example/\(index)", statusCode: 200),
+                chunks: [body]
+            ))
+        }
+        let tape = Tape(interactions: interactions)
+        let data = try CassetteFile.encode(tape, as: .json)
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: data) == tape)
+        #expect(CassetteFile.writtenLayoutDisagreement(data) == nil)
+        // The decoder's path too: the same file with its keys' order changed at the top.
+        var text = String(decoding: data, as: UTF8.self)
+        text = text.replacingOccurrences(
+            of: "{\n  \"format\": \"HTTPVCR\",\n  \"version\": 1,", with: "{\n  \"version\": 1,\n  \"format\": \"HTTPVCR\","
+        )
+        #expect(HTTPVCRFormat.tape(readingWrittenLayout: Data(text.utf8)) == nil)
+        #expect(try CassetteFile.decode(Data(text.utf8), path: "shuffled.json").tape == tape)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    static let strings = ["", "a", "caf\u{e9}", "\u{1F600}", "line\nbreak", "tab\t\"quote\" \\", "\u{01}\u{7F}", "/slash"]
+    static let numbers = ["0", "-0", "1.0", "1e3", "2E-7", "-12.50", "123456789012345678901234567890"]
+
+    static func randomValue(_ generator: inout SplitMix, depth: Int, container: Bool = false) -> JSONValue {
+        let kind = container || depth < 3 && generator.next(3) == 0 ? generator.next(2) : 2 + generator.next(5)
+        switch kind {
+        case 0:
+            return .object((0..<generator.next(4)).map { index in
+                (strings[generator.next(strings.count)] + "\(index)", randomValue(&generator, depth: depth + 1))
+            })
+        case 1: return .array((0..<generator.next(4)).map { _ in randomValue(&generator, depth: depth + 1) })
+        case 2: return .string(strings[generator.next(strings.count)])
+        case 3: return .number(numbers[generator.next(numbers.count)])
+        case 4: return .bool(generator.next(2) == 0)
+        default: return .null
+        }
+    }
 }
