@@ -29,6 +29,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     var matchers: [Matcher]?
     var failsOnUnplayedInteractions: Bool?
     var recordsOnFailure: Bool?
+    var failsOnDrift: Bool?
     /// Insert the cassette for the whole process and run alone (``VCRCassetteScope/isExclusive``).
     var isExclusive: Bool?
     var configure: (@Sendable (inout VCRConfiguration) -> Void)?
@@ -92,6 +93,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             if let matchers = trait.matchers { merged.matchers = matchers }
             if let strict = trait.failsOnUnplayedInteractions { merged.failsOnUnplayedInteractions = strict }
             if let keeps = trait.recordsOnFailure { merged.recordsOnFailure = keeps }
+            if let fails = trait.failsOnDrift { merged.failsOnDrift = fails }
             if let exclusive = trait.isExclusive { merged.isExclusive = exclusive }
             if let configure = trait.configure { closures.append(configure) }
         }
@@ -119,6 +121,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
         )
         scope.testFilterNote = names.filterNote
         scope.isExclusive = merged.isExclusive ?? false
+        scope.failsOnDrift = merged.failsOnDrift ?? false
         scope.expectsRequests = traits.contains(where: Self.isOwn)
         return scope
     }
@@ -145,6 +148,7 @@ extension Trait where Self == _CassetteTrait {
     /// @Test(.cassette { $0.playbackMode = .momentary }) func burst() async throws { … }
     /// @Suite(.cassette(cassettesPath: "Fixtures/Search", configure: SearchTests.configure)) struct SearchTests { … }
     /// @Suite(.cassette(cassettesBundle: .module)) struct DeviceTests { … }   // copies for a device, Xcode Cloud
+    /// @Suite(.cassette(failsOnDrift: true)) struct ContractTests { … }   // fail on drift in verify mode
     /// ```
     ///
     /// > Note: `recordMode` is not optional, so that `.cassette(recordMode: .none)`, written before the replay-only
@@ -164,6 +168,8 @@ extension Trait where Self == _CassetteTrait {
     ///   - failsOnUnplayedInteractions: Fail a test whose cassette still has interactions it never replayed.
     ///   - recordsOnFailure: Save what the test recorded even when it fails (by default a failed test's recording
     ///     is discarded, and the test is told).
+    ///   - failsOnDrift: In ``RecordMode/verify`` (`VCR_RECORD_MODE=verify`), fail a test whose live answers
+    ///     differ from its recordings (``Cassette/drift``) instead of warning.
     ///   - exclusive: Insert the test's cassette for the whole process, with no other cassette test running
     ///     meanwhile, for code that makes requests outside the test's Swift task (`resume()` from a DispatchQueue,
     ///     `Task.detached`). By default a test's cassette is bound to its task, and tests run in parallel.
@@ -177,6 +183,7 @@ extension Trait where Self == _CassetteTrait {
         cassettesBundle: Bundle? = nil,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
+        failsOnDrift: Bool? = nil,
         exclusive: Bool? = nil,
         configure: (@Sendable (inout VCRConfiguration) -> Void)? = nil
     ) -> Self {
@@ -188,6 +195,7 @@ extension Trait where Self == _CassetteTrait {
             matchers: matchers,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions,
             recordsOnFailure: recordsOnFailure,
+            failsOnDrift: failsOnDrift,
             isExclusive: exclusive,
             configure: configure
         )

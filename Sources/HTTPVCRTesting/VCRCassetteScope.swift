@@ -27,6 +27,10 @@ public struct VCRCassetteScope: Sendable {
     /// Save what a failed test recorded. Off by default: interactions recorded before a failure are a partial,
     /// misleading tape, so a failed test's recording is discarded (and the test is told).
     public var recordsOnFailure: Bool
+    /// In ``RecordMode/verify`` (`VCR_RECORD_MODE=verify`), fail the test when its live answers differ from its
+    /// recordings (``Cassette/drift``: changed, new or unused requests). Off by default: drift is a warning on the
+    /// test, naming the cassette, each request and the command that re-records the test.
+    public var failsOnDrift = false
     /// Insert the cassette for the whole process and run alone: no other cassette scope runs while this one does,
     /// and every request the process makes meanwhile goes to this cassette. For code that makes requests outside the
     /// test's Swift task (`resume()` from a DispatchQueue block, `Task.detached`). Off by default: the cassette is

@@ -44,6 +44,10 @@ open class VCRTestCase: XCTestCase {
     /// Fail the test when its cassette still has recorded interactions it never replayed. Default `false`.
     open var failsOnUnplayedInteractions = false
 
+    /// In ``RecordMode/verify`` (`VCR_RECORD_MODE=verify`), fail the test when its live answers differ from its
+    /// recordings (``Cassette/drift``). Default `false`: drift is a warning. Read when the test is over.
+    open var failsOnDrift = false
+
     /// Save what the test recorded even when it fails. Default `false`: a failed test's recording is discarded
     /// (a partial tape would replay as the whole story), and the test is told. Read when the test is over.
     open var recordsOnFailure = false
@@ -122,6 +126,7 @@ open class VCRTestCase: XCTestCase {
                 // Read when the test is over: setUp or the test itself may have turned it on.
                 failsOnUnplayedInteractions: { self.failsOnUnplayedInteractions },
                 recordsOnFailure: { self.recordsOnFailure },
+                failsOnDrift: { self.failsOnDrift },
                 // XCTest keeps count of the failures of the test case's run.
                 failed: { (self.testRun?.totalFailureCount ?? 0) > 0 },
                 extraConfigure: { self.updateCassetteConfiguration(&$0) },

@@ -26,7 +26,10 @@ enum Help {
     static let column = 26
 
     static var commands: [Command] {
-        [ShowCommand.command, LintCommand.command, ConvertCommand.command, RedactCommand.command, ServeCommand.command]
+        [
+            ShowCommand.command, DiffCommand.command, LintCommand.command, ConvertCommand.command,
+            RedactCommand.command, ServeCommand.command,
+        ]
     }
 
     static func command(named name: String) -> Command? {
@@ -35,7 +38,7 @@ enum Help {
 
     static var overview: String {
         var lines = [
-            "OVERVIEW: Inspect, check, convert, redact and serve HTTPVCR cassettes.",
+            "OVERVIEW: Inspect, compare, check, convert, redact and serve HTTPVCR cassettes.",
             "",
             "Reads HTTPVCR's JSON and property-list cassettes, HAR 1.2, YAHTTPVCR and VCR.py JSON cassettes.",
             "",
@@ -55,7 +58,7 @@ enum Help {
             "",
             "EXIT STATUS:",
             row("0", "Success; for lint, nothing found."),
-            row("1", "lint found secrets in clear."),
+            row("1", "lint found secrets in clear; diff found differences."),
             row("2", "A usage mistake, or an input that cannot be read."),
         ]
         return lines.joined(separator: "\n")

@@ -13,7 +13,7 @@ import Foundation
 /// > expected, `.none` means no mode at all. `.none` is kept as a deprecated alias of ``never``, and
 /// > `VCR_RECORD_MODE=none` still names it.
 public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The mode's name as `VCR_RECORD_MODE` takes it: `once`, `new`, `never`, `all` or `passthrough`.
+    /// The mode's name as `VCR_RECORD_MODE` takes it: `once`, `new`, `never`, `all`, `passthrough` or `verify`.
     public let rawValue: String
 
     /// The mode `rawValue` names, whatever its case and surrounding spaces; nil for any other text.
@@ -27,12 +27,12 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// RecordMode(rawValue: "sometimes")         // nil
     /// ```
     ///
-    /// - Parameter rawValue: A mode's name: `once`, `new`, `never` (or `none`), `all`, `passthrough`.
+    /// - Parameter rawValue: A mode's name: `once`, `new`, `never` (or `none`), `all`, `passthrough`, `verify`.
     public init?(rawValue: String) {
         let value = rawValue.trimmingCharacters(in: .whitespaces).lowercased()
         switch value {
         case "none": self = .never
-        case "once", "new", "never", "all", "passthrough": self.rawValue = value
+        case "once", "new", "never", "all", "passthrough", "verify": self.rawValue = value
         default: return nil
         }
     }
@@ -57,6 +57,15 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// Requests go to the network as if HTTPVCR were not there; cassettes are neither read nor written. For running
     /// a suite against the real service: `VCR_RECORD_MODE=passthrough swift test`.
     public static let passthrough = RecordMode("passthrough")
+    /// Every request goes to the network and the app gets the live answer, as in ``passthrough``; each is also
+    /// matched against the cassette and its answer compared with the recording (the status, `Content-Type`, and
+    /// a JSON body's shape), and the differences are kept in ``Cassette/drift``. The cassette file is never
+    /// changed. A request the cassette has no recording for is reported as new; a recording no request asked for,
+    /// as unused. For a nightly run against the real service: `VCR_RECORD_MODE=verify swift test`.
+    ///
+    /// > Note: The test integrations report drift as a warning on the test, or as a failure with
+    /// > `failsOnDrift: true`; see ``CassetteDrift``.
+    public static let verify = RecordMode("verify")
 
     /// The default of the test integrations' `recordMode` parameters (the `.cassette` trait, `VCRCassetteScope`):
     /// leave the record mode as the configuration has it. Not a mode: ``init(rawValue:)`` never makes it, and the
@@ -68,7 +77,7 @@ public struct RecordMode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let environmentVariable = "VCR_RECORD_MODE"
 
     /// The mode `VCR_RECORD_MODE` names, if it is set to one of `once`, `new`, `never` (or `none`), `all`,
-    /// `passthrough`.
+    /// `passthrough`, `verify`.
     public static var fromEnvironment: RecordMode? {
         // getenv, not ProcessInfo.environment: that builds a dictionary of the whole environment on every call, a
         // third of the time it takes to load a small cassette.

@@ -134,6 +134,16 @@ public struct VCRConfiguration: Sendable {
     /// ``VCR/install(in:)``.
     public var allowsUninterceptedSharedSession = false
 
+    /// Where ``RecordMode/verify`` and ``CassetteDrift/between(_:_:comparedValuePaths:)`` compare values too, not
+    /// only the shape: JSONPath-like locations in a JSON body, `[*]` for every element of an array. Empty by
+    /// default: ids, times and tokens change on every call. A path written otherwise (without the leading `$`)
+    /// compares nothing.
+    ///
+    /// ```swift
+    /// configuration.comparedValuePaths = ["$.status", "$.items[*].currency"]
+    /// ```
+    public var comparedValuePaths: [String] = []
+
     /// The cassette is a copy nobody may write (a test bundle's, where the sources are out of reach): it replays
     /// as it is and records nothing, whatever the record mode. Set by the test integrations.
     package var isReadOnlyCopy = false

@@ -130,7 +130,7 @@ public enum CassetteFile {
     public static func encode(_ tape: Tape, as format: CassetteFormat) throws(VCRError) -> Data {
         switch format {
         case .json:
-            return HTTPVCRFormat.document(tape).serialized()
+            return HTTPVCRFormat.document(tape, structuresBodies: true).serialized()
         case .plist:
             do {
                 return try PropertyListSerialization.data(

@@ -38,6 +38,9 @@ extension HTTPVCRFormat {
     /// without a limit (``NestingLimit`` guards XML, Foundation's own parser binary ones).
     static func tape(decoding data: Data, asPropertyList: Bool) throws(DecodeFailure) -> Decoded {
         do {
+            // Structured bodies (JSON written as JSON) are turned back into their text first: the decoder keeps
+            // neither key order nor a number's text.
+            let data = asPropertyList ? data : try StructuredBodies.asText(data) ?? data
             let document = asPropertyList
                 ? try PropertyListDecoder().decode(Document.self, from: data)
                 : try JSONDecoder().decode(Document.self, from: data)

@@ -77,14 +77,14 @@ struct WrittenLayoutReader {
             try key("response")
             let response = try response(urlSameAs: requestURL)
             try nextKey("to")
-            let request = try request()
+            let request = try request(depth: 5)
             requestURL = request.url
             try expect(Byte.closeBrace)
             event = .redirect(response, to: request)
         } else if matches(name, "response") {
             event = .response(try response(urlSameAs: requestURL))
         } else if matches(name, "data") {
-            event = .data(try text())
+            event = .data(try textOrStructure(layoutKey: "dataLayout", depth: 3))
         } else if matches(name, "dataBase64") {
             event = .data(try base64())
         } else if matches(name, "error") {
@@ -99,7 +99,7 @@ struct WrittenLayoutReader {
         return Scene(chapter: chapter, time: time, event: event)
     }
 
-    private mutating func request() throws(NotTheLayout) -> RecordedRequest {
+    private mutating func request(depth: Int = 4) throws(NotTheLayout) -> RecordedRequest {
         try expect(Byte.openBrace)
         try key("method")
         let method = try string()
@@ -112,7 +112,7 @@ struct WrittenLayoutReader {
         while try hasMore(before: Byte.closeBrace) {
             let name = try anyKey()
             if body == nil, recordedAt == nil, matches(name, "body") {
-                body = try text()
+                body = try textOrStructure(layoutKey: "bodyLayout", depth: depth)
             } else if body == nil, recordedAt == nil, matches(name, "bodyBase64") {
                 body = try base64()
             } else if recordedAt == nil, matches(name, "recordedAt") {
@@ -123,6 +123,28 @@ struct WrittenLayoutReader {
             }
         }
         return RecordedRequest(method: method, url: url, headers: headers, body: body, recordedAt: recordedAt)
+    }
+
+    /// A body as text, or as a JSON structure (an object or an array) followed by its layout's member (the
+    /// compact layout when there is none), which give back its bytes (``JSONLayout``). `depth`: how deeply the
+    /// structure is nested in the file, which counts toward the decoder's limit.
+    private mutating func textOrStructure(layoutKey: StaticString, depth: Int) throws(NotTheLayout) -> Data {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == Byte.openBrace || bytes[position] == Byte.openBracket else {
+            return try text()
+        }
+        var json = LosslessJSONReader(bytes: bytes, position: position, depth: depth)
+        guard let value = try? json.value() else { throw NotTheLayout() }
+        position = json.position
+        var layout = JSONLayout.compact
+        let afterValue = position
+        if (try? nextKey(layoutKey)) != nil {
+            guard let named = JSONLayout(name: try string()) else { throw NotTheLayout() }
+            layout = named
+        } else {
+            position = afterValue
+        }
+        return Data(layout.bytes(of: value))
     }
 
     private mutating func response(urlSameAs requestURL: String?) throws(NotTheLayout) -> RecordedResponse {

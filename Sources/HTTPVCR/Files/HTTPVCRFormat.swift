@@ -17,25 +17,32 @@ enum HTTPVCRFormat {
         (object as? [String: Any])?["format"] as? String == formatName
     }
 
-    static func document(_ tape: Tape) -> JSONValue {
+    /// The document for `tape`. With `structuresBodies` (JSON files; property lists cannot keep key order or a
+    /// number's text), a JSON body whose exact bytes its structure and layout give back is written as that
+    /// structure (``JSONLayout``), for a cassette that reads well in review.
+    static func document(_ tape: Tape, structuresBodies: Bool = false) -> JSONValue {
         .object([
             ("format", .string(formatName)),
             ("version", .int(version)),
-            ("scenes", .array(tape.scenes.map(scene))),
+            ("scenes", .array(tape.scenes.map { scene($0, structuresBodies: structuresBodies) })),
         ])
     }
 
-    private static func scene(_ scene: Scene) -> JSONValue {
+    private static func scene(_ scene: Scene, structuresBodies: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [("chapter", .int(scene.chapter)), ("time", .double(scene.time))]
         switch scene.event {
         case let .request(request):
-            members.append(("request", Self.request(request)))
+            members.append(("request", Self.request(request, structuresBodies: structuresBodies)))
         case let .redirect(response, to: request):
-            members.append(("redirect", .object([("response", Self.response(response)), ("to", Self.request(request))])))
+            members.append(("redirect", .object([
+                ("response", Self.response(response)),
+                ("to", Self.request(request, structuresBodies: structuresBodies)),
+            ])))
         case let .response(response):
             members.append(("response", Self.response(response)))
         case let .data(data):
-            members.append(body(data, textKey: "data", base64Key: "dataBase64"))
+            let layoutKey = structuresBodies ? "dataLayout" : nil
+            members += body(data, textKey: "data", base64Key: "dataBase64", layoutKey: layoutKey)
         case let .error(error):
             members.append(("error", .object([
                 ("domain", .string(error.domain)),
@@ -48,13 +55,16 @@ enum HTTPVCRFormat {
         return .object(members)
     }
 
-    private static func request(_ request: RecordedRequest) -> JSONValue {
+    private static func request(_ request: RecordedRequest, structuresBodies: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("method", .string(request.method)),
             ("url", .string(request.url)),
             ("headers", headers(request.headers)),
         ]
-        if let data = request.body { members.append(body(data, textKey: "body", base64Key: "bodyBase64")) }
+        if let data = request.body {
+            let layoutKey = structuresBodies ? "bodyLayout" : nil
+            members += body(data, textKey: "body", base64Key: "bodyBase64", layoutKey: layoutKey)
+        }
         if let recordedAt = request.recordedAt {
             members.append(("recordedAt", .string(RecordingTime.text(of: recordedAt))))
         }
@@ -93,8 +103,15 @@ enum HTTPVCRFormat {
         .object(map.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
     }
 
-    private static func body(_ data: Data, textKey: String, base64Key: String) -> (String, JSONValue) {
-        if let text = BodyText.text(data) { return (textKey, .string(text)) }
-        return (base64Key, .string(data.base64EncodedString()))
+    /// A body as members of its object: its structure and layout (with a `layoutKey`, when they give back its
+    /// bytes), its text, or its base64.
+    private static func body(
+        _ data: Data, textKey: String, base64Key: String, layoutKey: String?
+    ) -> [(String, JSONValue)] {
+        if let layoutKey, let (value, layout) = JSONLayout.structure(of: data) {
+            return [(textKey, value), (layoutKey, .string(layout.name))]
+        }
+        if let text = BodyText.text(data) { return [(textKey, .string(text))] }
+        return [(base64Key, .string(data.base64EncodedString()))]
     }
 }

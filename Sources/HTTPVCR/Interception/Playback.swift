@@ -138,7 +138,8 @@ final class Playback: @unchecked Sendable {
         _ makeReceiver: () -> any SceneReceiver
     ) -> Decision {
         state.requestsSeen += 1
-        if policy.recordMode == .all { return .record }
+        // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
+        if policy.recordMode == .all || policy.recordMode == .verify { return .record }
         if startReplay(of: request, in: &state, makeReceiver) { return .replaying }
         if refilter(&state), startReplay(of: request, in: &state, makeReceiver) { return .replaying }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(

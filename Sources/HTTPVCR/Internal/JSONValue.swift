@@ -8,6 +8,8 @@ package indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
+    /// A number exactly as its JSON text had it (`1.0`, `1e3`, `-0`): a structured body's, written back as is.
+    case number(String)
     case bool(Bool)
     case null
 
@@ -18,6 +20,7 @@ package indirect enum JSONValue: Sendable, Equatable {
         case let (.string(a), .string(b)): a == b
         case let (.int(a), .int(b)): a == b
         case let (.double(a), .double(b)): a == b
+        case let (.number(a), .number(b)): a == b
         case let (.bool(a), .bool(b)): a == b
         case (.null, .null): true
         default: false
@@ -46,6 +49,7 @@ package indirect enum JSONValue: Sendable, Equatable {
         case let .string(value): return value
         case let .int(value): return value
         case let .double(value): return value
+        case let .number(text): return Double(text) ?? 0
         case let .bool(value): return value
         case .null: return nil
         }
@@ -85,6 +89,8 @@ package indirect enum JSONValue: Sendable, Equatable {
             } else {
                 output.append(contentsOf: Array("null".utf8))
             }
+        case let .number(text):
+            output.append(contentsOf: Array(text.utf8))
         case let .bool(value):
             output.append(contentsOf: Array((value ? "true" : "false").utf8))
         case .null:
@@ -108,7 +114,7 @@ package indirect enum JSONValue: Sendable, Equatable {
 
     /// The one JSON string escaper: `"`, `\` and control characters escaped (`\n`, `\r`, `\t`, `\u00xx`), the rest
     /// (slashes and non-ASCII too) written as it is; see "Minimal escaping" in Docs/CassetteFormat.md.
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
+    static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(Byte.quote)
         for byte in string.utf8 {
             switch byte {

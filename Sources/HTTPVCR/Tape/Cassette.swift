@@ -36,6 +36,8 @@ public final class Cassette: @unchecked Sendable {
 
     /// Replaying the tape as loaded: matching, playback order, delivery and what was played.
     let playback: Playback
+    /// In ``RecordMode/verify``: compares what is recorded with the tape instead of taping it.
+    private let verifier: DriftVerifier?
     /// The file as read and the rules worked out from it: never changes.
     private let loaded: LoadedCassette
     /// What changes while the cassette is in, behind its one lock. ``VCR`` takes it while holding its own, and it is
@@ -76,6 +78,7 @@ public final class Cassette: @unchecked Sendable {
             wait: loaded.configuration.chronologicalWait
         )
         state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased))
+        verifier = loaded.recordMode == .verify ? DriftVerifier(loaded.tape, configuration: loaded.configuration) : nil
     }
 
     // MARK: Public state
@@ -123,6 +126,18 @@ public final class Cassette: @unchecked Sendable {
     public var tape: Tape {
         state.withLock { mergedTape($0.scenes) }
     }
+
+    /// In ``RecordMode/verify``: how the live answers differ from the recordings so far. Each request that ended
+    /// is matched with the first recording the cassette's matchers find that no earlier request used: a changed
+    /// answer (``CassetteDrift/Kind/changed``) or no recording (``CassetteDrift/Kind/new``); then every recording
+    /// no request used (``CassetteDrift/Kind/unused``), so read it when the test's requests are done (the test
+    /// integrations read it after ejecting). Empty in every other mode.
+    ///
+    /// ```swift
+    /// for drift in cassette.drift { print(drift) }
+    /// // GET https://api.example.com/items: $.items[*].price: number → string
+    /// ```
+    public var drift: [CassetteDrift] { verifier?.drift ?? [] }
 
     /// Something was recorded (or erased) since insertion.
     public var hasUnsavedChanges: Bool { state.withLock { $0.hasChanges } }
@@ -185,13 +200,17 @@ public final class Cassette: @unchecked Sendable {
         scenes: [(scene: Scene, anchor: Int, order: UInt64)]?,
         secrets: SecretValues = SecretValues()
     ) {
-        state.withLock { recorded in
-            guard recorded.inFlight.removeValue(forKey: ObjectIdentifier(recording)) != nil else { return }
+        let verifies: Bool = state.withLock { recorded in
+            guard recorded.inFlight.removeValue(forKey: ObjectIdentifier(recording)) != nil else { return false }
             recorded.secrets.formUnion(secrets)
-            guard let scenes, !scenes.isEmpty else { return }
+            guard let scenes, !scenes.isEmpty else { return false }
+            // Compared, never taped: a verified cassette is not saved.
+            if verifier != nil { return true }
             recorded.scenes.append(contentsOf: scenes.map { ($0.anchor, $0.order, $0.scene) })
             recorded.hasChanges = true
+            return false
         }
+        if verifies, let scenes { verifier?.verify(scenes.map(\.scene)) }
     }
 
     /// Writes what the requests still being recorded have got so far: the cassette is being saved.

@@ -39,7 +39,7 @@ struct LoadedCassette {
     static func load(configuration: VCRConfiguration, file: CassetteLocation) throws(VCRError) -> LoadedCassette {
         var recordMode = configuration.effectiveRecordMode
         // A read-only copy replays only: no mode, expiry included, may erase or record into it.
-        if configuration.isReadOnlyCopy, recordMode != .passthrough { recordMode = .never }
+        if configuration.isReadOnlyCopy, recordMode != .passthrough, recordMode != .verify { recordMode = .never }
         let path = file.path
         let (loaded, format, exists) = try read(file, recordMode: recordMode)
         var tape = loaded
@@ -57,7 +57,7 @@ struct LoadedCassette {
             path: path,
             configuration: configuration,
             recordMode: recordMode,
-            mayRecord: recordMode != .never && recordMode != .passthrough && !format.isForeign
+            mayRecord: recordMode != .never && recordMode != .passthrough && recordMode != .verify && !format.isForeign
         )
         if expiry?.action == .reRecord { recordMode = .all }  // recorded anew
         var configuration = configuration
@@ -74,7 +74,9 @@ struct LoadedCassette {
                 "scene \(misplaced.position) of chapter \(misplaced.chapter) comes before its request"
             )
         }
-        let isWriteProtected = recordMode == .never || format.isForeign || (recordMode == .once && exists)
+        // Verify sends every request and never writes: nothing to protect.
+        let isWriteProtected = recordMode != .verify
+            && (recordMode == .never || format.isForeign || (recordMode == .once && exists))
         let sensitive = SensitiveData(configuration)
         return LoadedCassette(
             configuration: configuration,

@@ -23,7 +23,8 @@ enum BundleFallback {
         let path = BundledCassettes.pathInCopy(scope)
         let folders = BundledCassettes.folders(BundledCassettes.Search(scope))
         let copy = BundledCassettes.copy(at: path, in: folders)
-        guard mode == .once || mode == .never, let copy else {
+        // `.verify` only reads the copy: it never writes a cassette.
+        guard mode == .once || mode == .never || mode == .verify, let copy else {
             let message = failureMessage(scope, reach: reach, mode: mode, pathInCopy: path, folders: folders,
                                          hasCopy: copy != nil)
             throw VCRTestingError(

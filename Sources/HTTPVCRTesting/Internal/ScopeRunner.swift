@@ -70,6 +70,7 @@ enum ScopeRunner {
         restore: () -> Void = {},
         failsOnUnplayedInteractions: (() -> Bool)? = nil,
         recordsOnFailure: (() -> Bool)? = nil,
+        failsOnDrift: (() -> Bool)? = nil,
         failed: () -> Bool = { false },
         extraConfigure: (inout VCRConfiguration) -> Void,
         report: (String) -> Void,
@@ -100,6 +101,7 @@ enum ScopeRunner {
             active,
             failsOnUnplayedInteractions: failsOnUnplayedInteractions?(),
             recordsOnFailure: recordsOnFailure?(),
+            failsOnDrift: failsOnDrift?(),
             testFailed: failed() || (try? result.get()) == nil,
             report: report,
             warn: warn
@@ -236,6 +238,7 @@ enum ScopeRunner {
         _ active: VCRActiveCassette,
         failsOnUnplayedInteractions: Bool? = nil,
         recordsOnFailure: Bool? = nil,
+        failsOnDrift: Bool? = nil,
         testFailed: Bool,
         report: (String) -> Void,
         warn: (String) -> Void
@@ -280,6 +283,9 @@ enum ScopeRunner {
         if discarded > 0 {
             warn(discardedMessage(count: discarded, cassette: cassette, scope: scope))
         }
+        // Read once ejected: requests still in flight were compared when it was saved.
+        let failsOnDrift = failsOnDrift ?? scope.failsOnDrift
+        DriftReport.report(cassette, scope: scope, fails: failsOnDrift, report: report, warn: warn)
     }
 
     static func discardedMessage(count: Int, cassette: Cassette, scope: VCRCassetteScope) -> String {

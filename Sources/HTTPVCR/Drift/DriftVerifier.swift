@@ -1,0 +1,58 @@
+import Foundation
+
+/// ``RecordMode/verify`` for one cassette: each request sent live is recorded as usual (the app gets the live
+/// answer through the recording's delivery), and when its recording would be taped, it is compared here with the
+/// recording the cassette's matchers find for it instead (each recording used once, in tape order). What differs
+/// is kept for ``Cassette/drift``; the tape is never changed, so the cassette is never saved.
+final class DriftVerifier: Sendable {
+    /// The tape as loaded, one interaction per chapter, with its request as the matchers see it.
+    private let recorded: [(interaction: Interaction, parts: RequestParts)]
+    private let matchers: [Matcher]
+    private let comparedValuePaths: [String]
+    private let state: Locked<State>
+
+    private struct State {
+        /// Which recordings a request was matched with.
+        var used: [Bool]
+        /// Changed and new requests, in the order they ended.
+        var found: [CassetteDrift] = []
+    }
+
+    init(_ tape: Tape, configuration: VCRConfiguration) {
+        recorded = tape.interactions.map { ($0, RequestParts($0.request)) }
+        matchers = configuration.matchers
+        comparedValuePaths = configuration.comparedValuePaths
+        state = Locked(State(used: Array(repeating: false, count: recorded.count)))
+    }
+
+    /// Compares a request's live chapter (its scenes as they would have been taped: filtered, request first) with
+    /// its recording.
+    func verify(_ scenes: [Scene]) {
+        guard let live = Interaction(scenes: scenes) else { return }
+        let parts = RequestParts(live.request)
+        state.withLock { state in
+            let match = recorded.indices.first { index in
+                !state.used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
+            }
+            guard let match else {
+                state.found.append(CassetteDrift(.new, request: ShapeComparison.describe(live.request)))
+                return
+            }
+            state.used[match] = true
+            if let drift = ShapeComparison.drift(
+                recorded: recorded[match].interaction, live: live, comparedValuePaths: comparedValuePaths
+            ) {
+                state.found.append(drift)
+            }
+        }
+    }
+
+    /// The drift so far: changed and new requests as they ended, then every recording no request used.
+    var drift: [CassetteDrift] {
+        state.withLock { state in
+            state.found + recorded.indices.filter { !state.used[$0] }.map { index in
+                CassetteDrift(.unused, request: ShapeComparison.describe(recorded[index].interaction.request))
+            }
+        }
+    }
+}

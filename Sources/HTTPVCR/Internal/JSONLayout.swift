@@ -1,0 +1,182 @@
+import Foundation
+
+/// How a JSON text was laid out, so that its exact bytes can be written again from its structure: the spacing,
+/// whether non-ASCII characters were escaped, and whether it ended with a line break. A cassette stores a JSON body
+/// as its structure plus the name of its layout (`indent2 newline`) only when these give back the body byte for
+/// byte; ``structure(of:)`` checks exactly that.
+///
+/// The layouts are those servers' JSON writers use: compact (`{"a":1}`: JavaScript, Go, Swift), spaced
+/// (`{"a": 1}`: Python's default) and indented by N spaces or a tab (Python's and JavaScript's `indent`, and
+/// Flask's, httpbin's), each with `\b \f \n \r \t` and `\u00xx` for other control characters.
+struct JSONLayout: Equatable, Sendable {
+    enum Spacing: Equatable, Sendable {
+        case compact
+        case spaced
+        /// One `unit` (spaces or a tab) per level; `"key": value`, and `{}` / `[]` when empty.
+        case indented(unit: String)
+    }
+
+    var spacing: Spacing
+    /// Characters above ASCII (and DEL) escaped as `\uxxxx`, as Python's `ensure_ascii` does.
+    var escapesNonASCII = false
+    /// The text ends with one line break.
+    var endsWithNewline = false
+
+    /// The compact layout, which a structured body without a layout name is read in.
+    static let compact = JSONLayout(spacing: .compact)
+
+    /// The layout's name in a cassette: the spacing (`compact`, `spaced`, `indent2`, `tab`), then `ascii` and
+    /// `newline` when they apply.
+    var name: String {
+        var words: [String]
+        switch spacing {
+        case .compact: words = ["compact"]
+        case .spaced: words = ["spaced"]
+        case let .indented(unit): words = [unit == "\t" ? "tab" : "indent\(unit.count)"]
+        }
+        if escapesNonASCII { words.append("ascii") }
+        if endsWithNewline { words.append("newline") }
+        return words.joined(separator: " ")
+    }
+
+    init(spacing: Spacing, escapesNonASCII: Bool = false, endsWithNewline: Bool = false) {
+        self.spacing = spacing
+        self.escapesNonASCII = escapesNonASCII
+        self.endsWithNewline = endsWithNewline
+    }
+
+    /// The layout a cassette names; nil for a name that is not one (words other than the spacing and the two
+    /// modifiers, either given twice, or no spacing).
+    init?(name: String) {
+        let words = name.split(separator: " ", omittingEmptySubsequences: false)
+        guard let first = words.first else { return nil }
+        switch first {
+        case "compact": spacing = .compact
+        case "spaced": spacing = .spaced
+        case "tab": spacing = .indented(unit: "\t")
+        default:
+            guard first.hasPrefix("indent"), let count = Int(first.dropFirst(6)), (1...16).contains(count),
+                  first.dropFirst(6).allSatisfy(\.isASCII) else { return nil }
+            spacing = .indented(unit: String(repeating: " ", count: count))
+        }
+        for word in words.dropFirst() {
+            switch word {
+            case "ascii" where !escapesNonASCII && !endsWithNewline: escapesNonASCII = true
+            case "newline" where !endsWithNewline: endsWithNewline = true
+            default: return nil
+            }
+        }
+    }
+
+    /// `data` as a structure and the layout that writes it again byte for byte; nil when `data` is not a JSON
+    /// object or array, or when no layout gives back its exact bytes (then it is stored as text or base64).
+    static func structure(of data: Data) -> (value: JSONValue, layout: JSONLayout)? {
+        guard let first = data.first, first == Byte.openBrace || first == Byte.openBracket,
+              let value = LosslessJSONReader.value(of: data)
+        else { return nil }
+        let bytes = [UInt8](data)
+        let endsWithNewline = bytes.last == Byte.lineFeed
+        let text = endsWithNewline ? bytes.dropLast() : bytes[...]
+        var spacings: [Spacing] = [.compact, .spaced]
+        if let lineBreak = text.firstIndex(of: Byte.lineFeed) {
+            let unit = text[(lineBreak + 1)...].prefix { $0 == Byte.space || $0 == Byte.tab }
+            guard !unit.isEmpty, unit.count <= 16, Set(unit).count == 1, unit.first == Byte.space || unit.count == 1
+            else { return nil }
+            spacings = [.indented(unit: String(decoding: unit, as: UTF8.self))]
+        }
+        let isASCII = !bytes.contains { $0 >= 0x80 }
+        let escapes = isASCII ? [false, true] : [false]
+        for spacing in spacings {
+            for escapesNonASCII in escapes {
+                let layout = JSONLayout(
+                    spacing: spacing, escapesNonASCII: escapesNonASCII, endsWithNewline: endsWithNewline
+                )
+                if layout.bytes(of: value) == bytes { return (value, layout) }
+            }
+        }
+        return nil
+    }
+
+    /// `value` written in this layout.
+    func bytes(of value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        write(value, to: &output, depth: 0)
+        if endsWithNewline { output.append(Byte.lineFeed) }
+        return output
+    }
+
+    private func write(_ value: JSONValue, to output: inout [UInt8], depth: Int) {
+        switch value {
+        case let .object(members):
+            writeList(members, open: Byte.openBrace, close: Byte.closeBrace, to: &output, depth: depth) { member, out in
+                writeString(member.0, to: &out)
+                out.append(Byte.colon)
+                if spacing != .compact { out.append(Byte.space) }
+                write(member.1, to: &out, depth: depth + 1)
+            }
+        case let .array(values):
+            writeList(values, open: Byte.openBracket, close: Byte.closeBracket, to: &output, depth: depth) {
+                write($0, to: &$1, depth: depth + 1)
+            }
+        case let .string(text): writeString(text, to: &output)
+        case let .number(text): output.append(contentsOf: text.utf8)
+        case let .int(number): output.append(contentsOf: String(number).utf8)
+        case let .double(number): output.append(contentsOf: String(number).utf8)
+        case let .bool(flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: output.append(contentsOf: "null".utf8)
+        }
+    }
+
+    private func writeList<Element>(
+        _ elements: [Element], open: UInt8, close: UInt8, to output: inout [UInt8], depth: Int,
+        _ writeElement: (Element, inout [UInt8]) -> Void
+    ) {
+        output.append(open)
+        defer { output.append(close) }
+        guard !elements.isEmpty else { return }
+        for (index, element) in elements.enumerated() {
+            if index > 0 {
+                output.append(Byte.comma)
+                if spacing == .spaced { output.append(Byte.space) }
+            }
+            if case let .indented(unit) = spacing { newline(&output, unit: unit, depth: depth + 1) }
+            writeElement(element, &output)
+        }
+        if case let .indented(unit) = spacing { newline(&output, unit: unit, depth: depth) }
+    }
+
+    private func newline(_ output: inout [UInt8], unit: String, depth: Int) {
+        output.append(Byte.lineFeed)
+        for _ in 0..<depth { output.append(contentsOf: unit.utf8) }
+    }
+
+    private func writeString(_ text: String, to output: inout [UInt8]) {
+        output.append(Byte.quote)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22, 0x5C: output += [Byte.backslash, UInt8(scalar.value)]
+            case 0x08: output += [Byte.backslash, UInt8(ascii: "b")]
+            case 0x0C: output += [Byte.backslash, UInt8(ascii: "f")]
+            case 0x0A: output += [Byte.backslash, UInt8(ascii: "n")]
+            case 0x0D: output += [Byte.backslash, UInt8(ascii: "r")]
+            case 0x09: output += [Byte.backslash, UInt8(ascii: "t")]
+            case 0..<0x20: escapeUnit(UInt16(scalar.value), to: &output)
+            case 0x20..<0x7F: output.append(UInt8(scalar.value))
+            default:
+                guard escapesNonASCII else {
+                    Unicode.UTF8.encode(scalar) { output.append($0) }
+                    continue
+                }
+                for unit in String(scalar).utf16 { escapeUnit(unit, to: &output) }
+            }
+        }
+        output.append(Byte.quote)
+    }
+
+    private func escapeUnit(_ unit: UInt16, to output: inout [UInt8]) {
+        output += [Byte.backslash, UInt8(ascii: "u")]
+        for shift in stride(from: 12, through: 0, by: -4) {
+            output.append(Byte.hexDigit(UInt8((unit >> UInt16(shift)) & 0xF), lowercase: true))
+        }
+    }
+}
