@@ -197,6 +197,15 @@ public enum VCR {
         return inserted.map(RequestAttribution.cassette) ?? .none
     }
 
+    /// The cassette inserted for the process, if the requests of `test` may reach it (it was not inserted by another
+    /// test): where a bridge started by `test` outside any task-bound cassette sends its requests (``VCRBridge``).
+    static func insertedCassette(reachableFrom test: String?) -> Cassette? {
+        state.withLock { state in
+            guard state.insertedByTest == nil || state.insertedByTest == test else { return nil }
+            return state.cassette
+        }
+    }
+
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is
     /// inserted.
     ///
