@@ -33,14 +33,16 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// `startLoading` deadlocks, as every session shares one work queue.
     func start(_ recording: Recording) {
         DispatchQueue.global().async { [self] in
+            // Bridge: in a process connected to a test's bridge, the request goes there instead (BridgeConnection).
+            let live = BridgeConnection.outbound(recording.live)
             // Marked through NSMutableURLRequest (the only way to set a protocol property), but sent as a
             // URLRequest: corelibs ignores an NSMutableURLRequest's timeoutInterval.
-            let marked = NSMutableURLRequest(url: recording.live.url ?? URL(string: "about:blank")!)
+            let marked = NSMutableURLRequest(url: live.url ?? URL(string: "about:blank")!)
             URLProtocol.setProperty(true, forKey: VCRURLProtocol.passThroughKey, in: marked)
             var request = marked as URLRequest
-            request.httpMethod = recording.live.httpMethod ?? "GET"
-            request.allHTTPHeaderFields = recording.live.allHTTPHeaderFields
-            request.httpBody = recording.live.httpBody
+            request.httpMethod = live.httpMethod ?? "GET"
+            request.allHTTPHeaderFields = live.allHTTPHeaderFields
+            request.httpBody = live.httpBody
             request.timeoutInterval = recording.timeout
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
@@ -70,7 +72,9 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let recording = recording(for: task) else { return completionHandler(request) }
-        recording.redirected(response, to: request, completionHandler)
+        // Bridge: the hop on the server's URLs for the app, the request it decides on sent over the bridge again.
+        let (hop, proposed) = BridgeConnection.inbound(hop: response, proposed: request)
+        recording.redirected(hop, to: proposed) { next in completionHandler(next.map(BridgeConnection.outbound)) }
     }
 
     /// This session asks only when a load ends on a 401 that asks for credentials (it holds none, and its own
@@ -106,7 +110,13 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let response = response as? HTTPURLResponse { recording(for: dataTask)?.received(response) }
+        guard let response = response as? HTTPURLResponse else { return completionHandler(.allow) }
+        // Bridge: a failure the test process answered with ends the load with its error; the rest as the server said.
+        if let failure = BridgeConnection.failure(in: response) {
+            recording(for: dataTask)?.completed(error: failure)
+            return completionHandler(.cancel)
+        }
+        recording(for: dataTask)?.received(BridgeConnection.inbound(response))
         completionHandler(.allow)
     }
 
@@ -159,11 +169,12 @@ final class Recording: @unchecked Sendable {
     init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, part: Load.Part?) {
         self.live = live
         self.filtered = filtered
-        self.cassette = cassette
+        // Bridge: what a bridge's cassette takes is forwarded, never taped (the test process tapes it).
+        self.cassette = BridgeConnection.isBridgeCassette(cassette) ? nil : cassette
         self.part = part
         self.timeout = part?.timeout(of: live) ?? live.timeoutInterval
-        self.requestAnchor = cassette?.playhead ?? 0
-        cassette?.beginRecording(self)
+        self.requestAnchor = self.cassette?.playhead ?? 0
+        self.cassette?.beginRecording(self)
     }
 
     /// Returns where the event is.
