@@ -197,13 +197,19 @@ public enum VCR {
         return inserted.map(RequestAttribution.cassette) ?? .none
     }
 
-    /// The cassette inserted for the process, if the requests of `test` may reach it (it was not inserted by another
-    /// test): where a bridge started by `test` outside any task-bound cassette sends its requests (``VCRBridge``).
-    static func insertedCassette(reachableFrom test: String?) -> Cassette? {
-        state.withLock { state in
-            guard state.insertedByTest == nil || state.insertedByTest == test else { return nil }
-            return state.cassette
+    /// Where a request goes on behalf of `test` (``currentTest`` where a ``VCRBridge`` was started) when no cassette
+    /// is bound to its task: ``attribution()``'s rules for the cassette inserted for the process, with that test in
+    /// place of the current one.
+    static func attribution(forTest test: String?) -> RequestAttribution {
+        let (inserted, insertedByTest, boundCount) = state.withLock {
+            ($0.cassette, $0.insertedByTest, $0.boundCassettes)
         }
+        if let test {
+            guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
+            return .cassette(inserted)
+        }
+        if boundCount == 0 || insertedByTest == nil { return inserted.map(RequestAttribution.cassette) ?? .none }
+        return .unattributed(why: "the bridge was started outside any test (a Task.detached, a thread)")
     }
 
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is

@@ -2,7 +2,7 @@
 // app would, then prints what it got, one line per fact, so that two runs (recorded, replayed) can be compared.
 //
 //   bridge-child requests BASE MARKER   a few requests to an httpbin at BASE, each carrying marker=MARKER
-//   bridge-child unknown BASE MARKER    one request the test's cassette does not have: prints the error it got
+//   bridge-child one BASE MARKER        one GET of BASE/anything/one?marker=MARKER: what it got, or its error
 //   bridge-child connect                prints whether VCR.connectToBridge() connected
 //
 // Exits 0 once it printed everything, 1 on a usage error or a failed connection.
@@ -95,11 +95,11 @@ func requests(base: String, marker: String) async {
     } catch { describe("door", error) }
 }
 
-func unknown(base: String, marker: String) async {
+func one(base: String, marker: String) async {
     do {
-        let (data, response) = try await URLSession.shared.data(from: URL(string: base + "/anything/unknown?marker=\(marker)")!)
-        describe("unknown", data, response)
-    } catch { describe("unknown", error) }
+        let (data, response) = try await URLSession.shared.data(from: URL(string: base + "/anything/one?marker=\(marker)")!)
+        describe("one", data, response)
+    } catch { describe("one", error) }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -109,9 +109,9 @@ case "connect":
     say("connected: \(connected)")
 case "requests" where arguments.count == 3 && connected:
     await requests(base: arguments[1], marker: arguments[2])
-case "unknown" where arguments.count == 3 && connected:
-    await unknown(base: arguments[1], marker: arguments[2])
+case "one" where arguments.count == 3 && connected:
+    await one(base: arguments[1], marker: arguments[2])
 default:
-    FileHandle.standardError.write(Data("usage: bridge-child requests|unknown BASE MARKER | connect (connected: \(connected))\n".utf8))
+    FileHandle.standardError.write(Data("usage: bridge-child requests|one BASE MARKER | connect (connected: \(connected))\n".utf8))
     exit(1)
 }

@@ -80,12 +80,15 @@ public final class VCRBridge: Sendable {
 }
 
 /// Where a bridge's requests go: the cassette bound to the task that started it, else the process's inserted
-/// cassette, unless another test inserted it.
+/// cassette as a request of the test that started it would find it (``VCR/attribution(forTest:)``).
 struct BridgeTarget: Sendable {
     var bound: Cassette?
     var test: String?
 
-    var cassette: Cassette? { bound ?? VCR.insertedCassette(reachableFrom: test) }
+    var attribution: RequestAttribution {
+        if let bound { return .cassette(bound) }
+        return VCR.attribution(forTest: test)
+    }
 }
 
 /// One bridge's answers: the token checked, the request rebuilt as the app made it, sent through the cassette's door.
@@ -107,7 +110,12 @@ struct BridgeExchange: Sendable {
         }
         let result = Locked<WireResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let cassette = target.cassette
+        let cassette: Cassette?
+        switch target.attribution {
+        case .none: cassette = nil
+        case let .cassette(attributed): cassette = attributed
+        case let .unattributed(why): return BridgeWire.answer(for: VCRError.unattributed(request, why: why))
+        }
         Task {
             let response = await answer(request, cassette: cassette)
             result.withLock { $0 = response }

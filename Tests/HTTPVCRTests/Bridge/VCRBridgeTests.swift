@@ -100,23 +100,49 @@ import TestSupport
             configuration.cassettesPath = folder.path
             configuration.cassettePath = "known"
         }
-        try await VCR.withCassette(taped) {
-            _ = try await VCR.dataKeepingFields(for: URLRequest(url: URL(string: "http://127.0.0.1:9/known")!)) { _ in
-                (Data("known".utf8), RecordedResponse(url: "http://127.0.0.1:9/known", statusCode: 200))
-            }
-        }
+        try await VCR.withCassette(taped) { try await Self.tape("http://127.0.0.1:9/anything/one?marker=known") }
         try VCR.saveBoundCassette(taped)
 
         let (result, cassette) = try await Self.underBridge("known", in: folder, .never) { bridge in
             try await LaunchedProcess.run(
-                try Self.child(), ["unknown", "http://127.0.0.1:9", "lonely"], environment: bridge.environment
+                try Self.child(), ["one", "http://127.0.0.1:9", "lonely"], environment: bridge.environment
             )
         }
-        #expect(result.lines == ["unknown: error \(VCRError.errorDomain) \(VCRError.Code.noMatch.rawValue)"], "\(result)")
+        #expect(result.lines == ["one: error \(VCRError.errorDomain) \(VCRError.Code.noMatch.rawValue)"], "\(result)")
         let failures = cassette.takeFailures()
         #expect(failures.count == 1)
         #expect(failures.first?.code == .noMatch)
-        #expect(failures.first?.request?.contains("/anything/unknown?marker=lonely") == true, "\(failures)")
+        #expect(failures.first?.request?.contains("/anything/one?marker=lonely") == true, "\(failures)")
+    }
+
+    /// A bridge started where a cassette is inserted for the process (by this test) answers from that one.
+    @Test func bridgeAnswersFromTheCassetteInsertedForTheProcess() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let child = try Self.child()
+        try await withCassette("inserted", in: folder.path) { _ in
+            try await Self.tape("http://127.0.0.1:9/anything/one?marker=inserted")
+        }
+        let (result, played) = try await withCassette("inserted", in: folder.path) { cassette in
+            let bridge = try VCRBridge.start()
+            defer { bridge.stop() }
+            let result = try await LaunchedProcess.run(
+                child, ["one", "http://127.0.0.1:9", "inserted"], environment: bridge.environment
+            )
+            return (result, cassette.playCount)
+        }
+        #expect(result.lines == [
+            "one: status 200 url http://127.0.0.1:9/anything/one?marker=inserted", "one: body taped",
+        ], "\(result)")
+        #expect(played == 1)
+        #expect(VCR.takeFailures().isEmpty)
+    }
+
+    /// Tapes `GET url` answered with 200 and `taped` through the door, with no server.
+    static func tape(_ url: String) async throws {
+        _ = try await VCR.dataKeepingFields(for: URLRequest(url: URL(string: url)!)) { _ in
+            (Data("taped".utf8), RecordedResponse(url: url, statusCode: 200))
+        }
     }
 
     /// Without the token, or with another, the bridge answers 403 and the cassette never sees the request.
