@@ -7,10 +7,10 @@ import FoundationNetworking
 ///
 /// The URL protocol takes every request under a cassette inserted for that purpose, which replays nothing and keeps
 /// nothing (``isBridgeCassette(_:)``): each request is "recorded", so the app's session runs it as it runs a
-/// recording — its delegates asked at each hop, its cookies, its chunks — and the recorder's live request goes to
-/// the bridge instead of the server (``outbound(_:)``). What comes back is turned into what the server would have
-/// said (``inbound(_:)``), or into the error the test process had (``failure(in:)``). The any-client door sends
-/// over the bridge directly (``send(_:)``).
+/// recording — its delegates asked at each hop, its cookies, its timeouts — and the recorder hands the live request
+/// to ``send(_:)-(Recording)`` instead of sending it to the server: over the bridge, with ``BridgeClient``. What
+/// comes back is what the server said, on the server's URL, or the error the test process had. The any-client door
+/// sends over the bridge directly (``send(_:as:)``).
 final class BridgeConnection: Sendable {
     /// The connected bridge, once ``VCR/connectToBridge()`` found one.
     private static let connected = Locked<BridgeConnection?>(nil)
@@ -22,13 +22,14 @@ final class BridgeConnection: Sendable {
     let token: String
     /// The cassette that takes this process's requests for the bridge.
     let cassette: Cassette
-    /// The door's sender: follows nothing itself (``send(_:)`` follows).
-    private let session = RedirectRefusal.session()
+    /// Kept-alive connections to the bridge.
+    let client: BridgeClient
 
     private init(base: URL, token: String, cassette: Cassette) {
         self.base = base
         self.token = token
         self.cassette = cassette
+        client = BridgeClient(port: UInt16(base.port ?? 80))
     }
 
     /// Connects to the bridge `environment` names, once per process. Returns the connection, or nil when the
@@ -60,69 +61,6 @@ final class BridgeConnection: Sendable {
         return current.cassette === cassette
     }
 
-    // MARK: The recorder's hooks
-
-    /// `request` as sent over the bridge: to the bridge's address, with the token and the origin it was meant for.
-    /// Unchanged when no bridge is connected, or when it is for the bridge already.
-    static func outbound(_ request: URLRequest) -> URLRequest {
-        guard let current, let url = request.url, url.host != current.base.host || url.port != current.base.port,
-              let origin = BridgeWire.origin(of: url),
-              let routed = URL(string: current.base.absoluteString.trimmingSuffix("/") + BridgeWire.target(of: url))
-        else { return request }
-        var bridged = request
-        bridged.url = routed
-        bridged.setValue(current.token, forHTTPHeaderField: BridgeWire.tokenField)
-        bridged.setValue(origin, forHTTPHeaderField: BridgeWire.originField)
-        return bridged
-    }
-
-    /// A bridge's answer as the server gave it: its real URL, without the bridge's fields. Unchanged when it is no
-    /// bridge's answer.
-    static func inbound(_ response: HTTPURLResponse) -> HTTPURLResponse {
-        guard current != nil, let real = field(BridgeWire.urlField, of: response).flatMap(URL.init(string:)) else {
-            return response
-        }
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, !BridgeWire.ownFields.contains(name.lowercased()) else { continue }
-            fields[name] = "\(value)"
-        }
-        return HTTPURLResponse(url: real, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
-            ?? response
-    }
-
-    /// At a hop the bridge answered: the hop as the server gave it, and the request the loader proposes next on the
-    /// real URLs (a relative `Location` resolved against the real URL, not the bridge's).
-    static func inbound(hop: HTTPURLResponse, proposed: URLRequest) -> (HTTPURLResponse, URLRequest) {
-        let real = inbound(hop)
-        guard real !== hop, let base = real.url,
-              let location = field("Location", of: real), let target = URL(string: location, relativeTo: base)
-        else { return (real, proposed) }
-        var next = proposed
-        next.url = target.absoluteURL
-        next.setValue(nil, forHTTPHeaderField: BridgeWire.tokenField)
-        next.setValue(nil, forHTTPHeaderField: BridgeWire.originField)
-        return (real, next)
-    }
-
-    /// The error a bridge's answer stands for (a request the test's cassette refused, a recorded transport error),
-    /// or nil for an answer to hand over. The body of such an answer is the message: it arrives with the response,
-    /// before any data.
-    static func failure(in response: HTTPURLResponse, body: Data = Data()) -> (any Error)? {
-        guard current != nil, field(BridgeWire.errorField, of: response) != nil else { return nil }
-        let real = field(BridgeWire.urlField, of: response).flatMap(URL.init(string:))
-        return BridgeWire.error(
-            in: response.statusCode, fields: { field($0, of: response) }, body: body, url: real ?? response.url
-        )
-    }
-
-    private static func field(_ name: String, of response: HTTPURLResponse) -> String? {
-        for (key, value) in response.allHeaderFields {
-            if let key = key as? String, key.caseInsensitiveCompare(name) == .orderedSame { return "\(value)" }
-        }
-        return nil
-    }
-
     // MARK: The any-client door
 
     /// The door's request over the bridge, redirects followed as a client following them would (up to
@@ -131,20 +69,20 @@ final class BridgeConnection: Sendable {
         var current = request
         var hops = 0
         while true {
-            let (data, response) = try await session.data(for: Self.outbound(current))
-            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-            if let error = Self.failure(in: http, body: data) { throw error }
-            let real = Self.inbound(http)
-            if hops < LoaderRules.redirectLimit, let next = LoaderRules.redirect(from: current, by: real) {
+            guard let url = current.url, let origin = BridgeWire.origin(of: url) else { throw URLError(.unsupportedURL) }
+            let bytes = BridgeClient.serialize(current, origin: origin, token: token, port: client.port)
+            let answer = try await client.exchange(bytes, isHead: current.httpMethod == "HEAD", timeout: current.timeoutInterval)
+            if let error = Self.failure(in: answer, url: url) { throw error }
+            guard let response = Self.response(of: answer, url: url) else { throw URLError(.badServerResponse) }
+            if hops < LoaderRules.redirectLimit, let next = LoaderRules.redirect(from: current, by: response) {
                 current = next
                 hops += 1
                 continue
             }
-            let fields = real.allHeaderFields.compactMap { name, value in
-                (name as? String).map { RecordedHeader($0, "\(value)") }
-            }.sorted { $0.name.lowercased() < $1.name.lowercased() }
-            let url = real.url?.absoluteString ?? request.url?.absoluteString ?? ""
-            return (data, RecordedResponse(url: url, statusCode: real.statusCode, headers: fields))
+            let fields = answer.fields.filter { !BridgeWire.ownFields.contains($0.name.lowercased()) }
+                .map { RecordedHeader($0.name, $0.value) }
+            return (answer.body, RecordedResponse(url: response.url?.absoluteString ?? url.absoluteString,
+                                                  statusCode: answer.status, headers: fields))
         }
     }
 
@@ -165,11 +103,5 @@ final class BridgeConnection: Sendable {
             continuation.finish()
         }
         return (response, chunks)
-    }
-}
-
-private extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

@@ -32,17 +32,17 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
     /// `startLoading` deadlocks, as every session shares one work queue.
     func start(_ recording: Recording) {
+        // Bridge: in a process connected to a test's bridge, the bridge is the network (BridgeConnection+Sending).
+        if let bridge = BridgeConnection.current { return bridge.send(recording) }
         DispatchQueue.global().async { [self] in
-            // Bridge: in a process connected to a test's bridge, the request goes there instead (BridgeConnection).
-            let live = BridgeConnection.outbound(recording.live)
             // Marked through NSMutableURLRequest (the only way to set a protocol property), but sent as a
             // URLRequest: corelibs ignores an NSMutableURLRequest's timeoutInterval.
-            let marked = NSMutableURLRequest(url: live.url ?? URL(string: "about:blank")!)
+            let marked = NSMutableURLRequest(url: recording.live.url ?? URL(string: "about:blank")!)
             URLProtocol.setProperty(true, forKey: VCRURLProtocol.passThroughKey, in: marked)
             var request = marked as URLRequest
-            request.httpMethod = live.httpMethod ?? "GET"
-            request.allHTTPHeaderFields = live.allHTTPHeaderFields
-            request.httpBody = live.httpBody
+            request.httpMethod = recording.live.httpMethod ?? "GET"
+            request.allHTTPHeaderFields = recording.live.allHTTPHeaderFields
+            request.httpBody = recording.live.httpBody
             request.timeoutInterval = recording.timeout
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
@@ -72,9 +72,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let recording = recording(for: task) else { return completionHandler(request) }
-        // Bridge: the hop on the server's URLs for the app, the request it decides on sent over the bridge again.
-        let (hop, proposed) = BridgeConnection.inbound(hop: response, proposed: request)
-        recording.redirected(hop, to: proposed) { next in completionHandler(next.map(BridgeConnection.outbound)) }
+        recording.redirected(response, to: request, completionHandler)
     }
 
     /// This session asks only when a load ends on a 401 that asks for credentials (it holds none, and its own
@@ -110,13 +108,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let response = response as? HTTPURLResponse else { return completionHandler(.allow) }
-        // Bridge: a failure the test process answered with ends the load with its error; the rest as the server said.
-        if let failure = BridgeConnection.failure(in: response) {
-            recording(for: dataTask)?.completed(error: failure)
-            return completionHandler(.cancel)
-        }
-        recording(for: dataTask)?.received(BridgeConnection.inbound(response))
+        if let response = response as? HTTPURLResponse { recording(for: dataTask)?.received(response) }
         completionHandler(.allow)
     }
 
