@@ -30,13 +30,21 @@ import TestSupport
             configuration.cassettePath = name
             configuration.recordMode = recordMode
         }
-        let result = try await VCR.withCassette(cassette) {
+        let result = try await bound(cassette) {
             let bridge = try VCRBridge.start()
             defer { bridge.stop() }
             return try await body(bridge)
         }
         try VCR.saveBoundCassette(cassette)
         return (result, cassette)
+    }
+
+    /// Runs `body` with `cassette` bound to this task, holding ``VCRCassetteLock/shared`` shared as the `.cassette`
+    /// trait does: a scope that runs alone (an exclusive one, XCTest's) waits until no cassette is bound.
+    static func bound<T>(_ cassette: Cassette, _ body: () async throws -> T) async throws -> T {
+        await VCRCassetteLock.shared.lockShared()
+        defer { VCRCassetteLock.shared.unlockShared() }
+        return try await VCR.withCassette(cassette) { try await body() }
     }
 
     /// Done-when of issue 29: the child records from httpbin, then replays with that httpbin stopped and prints the
@@ -100,7 +108,7 @@ import TestSupport
             configuration.cassettesPath = folder.path
             configuration.cassettePath = "known"
         }
-        try await VCR.withCassette(taped) { try await Self.tape("http://127.0.0.1:9/anything/one?marker=known") }
+        try await Self.bound(taped) { try await Self.tape("http://127.0.0.1:9/anything/one?marker=known") }
         try VCR.saveBoundCassette(taped)
 
         let (result, cassette) = try await Self.underBridge("known", in: folder, .never) { bridge in
