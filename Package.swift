@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPVCRTestingTests",
-            dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"],
+            dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport", "TestSupport"],
             // Cassettes copied into the test bundle: what BundleFallbackTests replay when the sources are out of
             // reach (as on a device or in Xcode Cloud).
             resources: [.copy("Bundled/Cassettes.bundle")]

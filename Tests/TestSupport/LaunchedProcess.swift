@@ -7,18 +7,18 @@ import Foundation
 /// open ones before it spawns, so a pipe another test opens meanwhile can leak into that child, and a reader waiting
 /// for the pipe's end waits as long as that unrelated child lives (two of these tests, each launching a child and an
 /// httpbin, once waited on each other for good). A file needs no end: it is read once the process exited.
-struct LaunchedProcess: Sendable {
-    struct Result: Sendable, CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-        var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+public struct LaunchedProcess: Sendable {
+    public struct Result: Sendable, CustomStringConvertible {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
     }
 
     /// Runs `executable arguments…` with the test process's environment plus `environment`, and returns once it
     /// exited. Killed after `timeout`, so that a hang fails the test instead of the run.
-    static func run(
+    public static func run(
         _ executable: URL,
         _ arguments: [String],
         environment: [String: String] = [:],
