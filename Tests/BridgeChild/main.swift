@@ -3,6 +3,7 @@
 //
 //   bridge-child requests BASE MARKER   a few requests to an httpbin at BASE, each carrying marker=MARKER
 //   bridge-child one BASE MARKER        one GET of BASE/anything/one?marker=MARKER: what it got, or its error
+//   bridge-child big BASE               a 90,000-byte GET and a 200,000-byte POST echoed: prints the sizes
 //   bridge-child connect                prints whether VCR.connectToBridge() connected
 //
 // Exits 0 once it printed everything, 1 on a usage error or a failed connection.
@@ -102,6 +103,22 @@ func one(base: String, marker: String) async {
     } catch { describe("one", error) }
 }
 
+func big(base: String) async {
+    do {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: base + "/bytes/90000?seed=29")!)
+        say("big-get: status \((response as? HTTPURLResponse)?.statusCode ?? -1), \(data.count) bytes")
+    } catch { describe("big-get", error) }
+    do {
+        var request = URLRequest(url: URL(string: base + "/anything/big")!)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")  // else a form, to URLSession
+        request.httpBody = Data(repeating: UInt8(ascii: "x"), count: 200_000)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let echoed = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["data"] as? String
+        say("big-post: echoed \(echoed?.count ?? -1) bytes")
+    } catch { describe("big-post", error) }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let connected = VCR.connectToBridge()
 switch arguments.first {
@@ -109,6 +126,8 @@ case "connect":
     say("connected: \(connected)")
 case "requests" where arguments.count == 3 && connected:
     await requests(base: arguments[1], marker: arguments[2])
+case "big" where arguments.count == 2 && connected:
+    await big(base: arguments[1])
 case "one" where arguments.count == 3 && connected:
     await one(base: arguments[1], marker: arguments[2])
 default:

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import HTTPVCR
+import HTTPBinTestSupport
 import Testing
 import TestSupport
 
@@ -151,6 +152,30 @@ import TestSupport
         _ = try await VCR.dataKeepingFields(for: URLRequest(url: URL(string: url)!)) { _ in
             (Data("taped".utf8), RecordedResponse(url: url, statusCode: 200))
         }
+    }
+
+    /// A request that cannot reach its server while recording fails in the child with the same URLError, and the
+    /// test process reports it as not recorded (the cassette would replay the outage).
+    @Test func aConnectionErrorWhileRecordingReachesTheChild() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (result, cassette) = try await Self.underBridge("outage", in: folder, .once) { bridge in
+            try await LaunchedProcess.run(try Self.child(), ["one", "http://127.0.0.1:9", "outage"], environment: bridge.environment)
+        }
+        #expect(result.lines == ["one: error \(NSURLErrorDomain) \(NSURLErrorCannotConnectToHost)"], "\(result)")
+        #expect(cassette.takeFailures().map(\.code) == [.connectionErrorNotRecorded])
+        #expect(cassette.tape.scenes.isEmpty)
+    }
+
+    /// Bodies larger than one read cross the bridge whole, both ways (recording from the suite's httpbin).
+    @Test func largeBodiesCrossTheBridgeWhole() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let base = try HTTPBin.baseURL().absoluteString
+        let (result, _) = try await Self.underBridge("big", in: folder, .once) { bridge in
+            try await LaunchedProcess.run(try Self.child(), ["big", base], environment: bridge.environment)
+        }
+        #expect(result.lines == ["big-get: status 200, 90000 bytes", "big-post: echoed 200000 bytes"], "\(result)")
     }
 
     /// Without the token, or with another, the bridge answers 403 and the cassette never sees the request.
