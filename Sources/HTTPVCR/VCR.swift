@@ -208,8 +208,9 @@ public enum VCR {
             guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
             return .cassette(inserted)
         }
-        if boundCount == 0 || insertedByTest == nil { return inserted.map(RequestAttribution.cassette) ?? .none }
-        return .unattributed(why: "the bridge was started outside any test (a Task.detached, a thread)")
+        // Started outside every test: unambiguous only while no cassette is bound to a test's task.
+        if boundCount == 0 { return inserted.map(RequestAttribution.cassette) ?? .none }
+        return .unattributed(why: "its bridge was started outside every test (a Task.detached, a thread)")
     }
 
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is
