@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),
         // Scenarios that need a fresh process (what ran before the first VCR call); run by FreshProcessTests.
         .executableTarget(name: "vcr-scenarios", dependencies: ["HTTPVCR"], path: "Tests/VCRScenarios"),
+        // The process a VCRBridge test launches: connects to the bridge and prints what its requests got.
+        .executableTarget(name: "bridge-child", dependencies: ["HTTPVCR"], path: "Tests/BridgeChild"),
         // Mutants of valid cassettes of every format, shared by MalformedCassetteMutationTests and the fuzz
         // runner that scripts/fuzz-cassettes builds.
         .target(name: "CassetteMutations", dependencies: ["HTTPVCR"], path: "Tests/CassetteMutations"),
@@ -36,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPVCRTestingTests",
-            dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport"],
+            dependencies: ["HTTPVCRTesting", "HTTPBinTestSupport", "TestSupport"],
             // Cassettes copied into the test bundle: what BundleFallbackTests replay when the sources are out of
             // reach (as on a device or in Xcode Cloud).
             resources: [.copy("Bundled/Cassettes.bundle")]

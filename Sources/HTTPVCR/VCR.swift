@@ -213,6 +213,22 @@ public enum VCR {
         return inserted.map(RequestAttribution.cassette) ?? .none
     }
 
+    /// Where a request goes on behalf of `test` (``currentTest`` where a ``VCRBridge`` was started) when no cassette
+    /// is bound to its task: ``attribution()``'s rules for the cassette inserted for the process, with that test in
+    /// place of the current one.
+    static func attribution(forTest test: String?) -> RequestAttribution {
+        let (inserted, insertedByTest, boundCount) = state.withLock {
+            ($0.cassette, $0.insertedByTest, $0.boundCassettes)
+        }
+        if let test {
+            guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
+            return .cassette(inserted)
+        }
+        // Started outside every test: unambiguous only while no cassette is bound to a test's task.
+        if boundCount == 0 { return inserted.map(RequestAttribution.cassette) ?? .none }
+        return .unattributed(why: "its bridge was started outside every test (a Task.detached, a thread)")
+    }
+
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is
     /// inserted.
     ///

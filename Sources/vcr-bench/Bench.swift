@@ -49,6 +49,7 @@ struct Bench {
             FileHandle.standardError.write(Data("vcr-bench: \(RecordMode.environmentVariable)=\(mode) is set; unset it, it overrides the benchmark's record modes\n".utf8))
             return 2
         }
+        if let count = options.bridgeClient { return await bridgeClient(count: count) }
         let directory = options.workDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("vcr-bench-\(UUID().uuidString)")
         defer { if options.workDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
@@ -81,6 +82,7 @@ struct Bench {
             try await repeatedRequests()
         }
         if options.includes(.scopes) { try await parallelScopes() }
+        if options.includes(.bridge) { try await bridgeReplay() }
 
         print("vcr-bench\(options.quick ? " --quick" : ""): \(options.runs) runs per row (table: median, min, max); "
             + "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, "
@@ -107,6 +109,10 @@ struct Bench {
                    meaning: "time, \(repeatedRounds * 3) identical requests 3 at a time replayed (chronological) / recorded"),
             Target(key: "parallel_record_vs_one_request", value: ratios["parallel_record_vs_one_request"], comparison: .atMost, bound: 1.5,
                    meaning: "time, \(Self.recordingScopes) scopes recording /delay/1 at once / one scope recording it"),
+            Target(key: "bridge_vs_in_process", value: ratios["bridge_vs_in_process"], comparison: .atMost, bound: 2.0,
+                   meaning: "per-request time, replay in a launched process over a VCRBridge / replay in this process"),
+            Target(key: "bridge_p99_ms", value: ratios["bridge_p99_ms"], comparison: .atMost, bound: 1.0,
+                   meaning: "p99 latency of a request replayed over the bridge, in ms (loopback)"),
         ]
         print("targets:")
         for target in targets { print("  " + target.line) }

@@ -16,11 +16,13 @@ struct Options: Sendable {
     var profile: Profile?
     /// The cassette size (and request count) of `--profile`.
     var profileSize = 1_000
+    /// `--bridge-client N`: be the launched process of the bridge rows (see `BridgeReplay`), not the benchmark.
+    var bridgeClient: Int?
     /// Where cassettes are generated. A fresh temporary folder unless given; removed at the end unless given.
     var workDirectory: URL?
 
     enum Section: String, CaseIterable, Sendable {
-        case replay, io, memory, record, scopes
+        case replay, io, memory, record, scopes, bridge
     }
 
     /// Requests of the floor rows and of each replay row, by cassette size.
@@ -52,7 +54,7 @@ struct Options: Sendable {
           --runs N         repetitions of every measurement (default 5, 3 with --quick)
           --server URL     a live HTTP server (e.g. a local httpbin) for the recording rows; defaults to the
                            HTTPBIN_URL environment variable. Without one the recording rows are skipped.
-          --only SECTIONS  run only some sections: replay, io, memory, record, scopes (comma-separated)
+          --only SECTIONS  run only some sections: replay, io, memory, record, scopes, bridge (comma-separated)
           --dir PATH       generate the cassettes here and keep them (default: a temporary folder, removed)
           --no-pin         run on every CPU instead of one (Linux pins the process to one CPU by default:
                            thread handovers between CPUs make timings swing by a factor of two)
@@ -95,7 +97,7 @@ struct Options: Sendable {
             case "--only":
                 for name in try value(for: argument).split(separator: ",") {
                     guard let section = Section(rawValue: String(name)) else {
-                        throw UsageError("unknown section \(name) (replay, io, memory, record)")
+                        throw UsageError("unknown section \(name) (replay, io, memory, record, scopes, bridge)")
                     }
                     options.sections.insert(section)
                 }
@@ -109,6 +111,10 @@ struct Options: Sendable {
                 let text = try value(for: argument)
                 guard let size = Int(text), size > 0 else { throw UsageError("--size needs a positive number, not \(text)") }
                 options.profileSize = size
+            case "--bridge-client":
+                let text = try value(for: argument)
+                guard let count = Int(text), count > 0 else { throw UsageError("--bridge-client needs a count, not \(text)") }
+                options.bridgeClient = count
             case "--dir":
                 options.workDirectory = URL(fileURLWithPath: try value(for: argument))
             case "-h", "--help":

@@ -5,6 +5,7 @@ struct Row: Sendable {
     enum Unit: String, Sendable {
         case requestsPerSecond = "req/s"
         case milliseconds = "ms"
+        case microseconds = "µs"
         case megabytes = "MB"
         case ratio = "x"
     }
@@ -107,6 +108,7 @@ struct Table {
         switch unit {
         case .requestsPerSecond: return String(format: "%.0f", value)
         case .milliseconds: return String(format: "%.1f", value)
+        case .microseconds: return String(format: "%.0f", value)
         case .megabytes: return String(format: "%.2f", value)
         case .ratio: return String(format: "%.2f", value)
         }

@@ -51,6 +51,8 @@ extension VCR {
         as form: DoorForm<Response>,
         sending: @Sendable (URLRequest) async throws -> (Data, Response)
     ) async throws -> (Data, Response) {
+        // Bridge: in a process connected to a test's bridge, the test's cassette answers.
+        if let bridge = BridgeConnection.current { return try await bridge.send(request, as: form) }
         guard let url = request.url, let cassette = try doorCassette(for: request),
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
@@ -82,6 +84,7 @@ extension VCR {
         as form: DoorForm<Response>,
         sending: @Sendable (URLRequest) async throws -> (Response, AsyncThrowingStream<Data, any Error>)
     ) async throws -> (Response, AsyncThrowingStream<Data, any Error>) {
+        if let bridge = BridgeConnection.current { return try await bridge.stream(request, as: form) }
         guard let url = request.url, let cassette = try doorCassette(for: request),
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }

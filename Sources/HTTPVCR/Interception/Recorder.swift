@@ -32,6 +32,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
     /// `startLoading` deadlocks, as every session shares one work queue.
     func start(_ recording: Recording) {
+        // Bridge: in a process connected to a test's bridge, the bridge is the network (BridgeConnection+Sending).
+        if let bridge = BridgeConnection.current { return bridge.send(recording) }
         DispatchQueue.global().async { [self] in
             // Marked through NSMutableURLRequest (the only way to set a protocol property), but sent as a
             // URLRequest: corelibs ignores an NSMutableURLRequest's timeoutInterval.
@@ -159,11 +161,12 @@ final class Recording: @unchecked Sendable {
     init(live: URLRequest, filtered: URLRequest, cassette: Cassette?, part: Load.Part?) {
         self.live = live
         self.filtered = filtered
-        self.cassette = cassette
+        // Bridge: what a bridge's cassette takes is forwarded, never taped (the test process tapes it).
+        self.cassette = BridgeConnection.isBridgeCassette(cassette) ? nil : cassette
         self.part = part
         self.timeout = part?.timeout(of: live) ?? live.timeoutInterval
-        self.requestAnchor = cassette?.playhead ?? 0
-        cassette?.beginRecording(self)
+        self.requestAnchor = self.cassette?.playhead ?? 0
+        self.cassette?.beginRecording(self)
     }
 
     /// Returns where the event is.

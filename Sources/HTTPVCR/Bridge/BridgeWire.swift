@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the two ends of a bridge agree on: the environment that names the bridge, the fields a bridged request and
+/// its answer carry besides the app's own, and how a failure travels as an answer.
+///
+/// A bridged request is the app's request sent to `http://127.0.0.1:PORT/path?query` with three fields added:
+/// the token, and the scheme, host and port it was meant for (`X-VCR-Bridge-Origin`). The answer is the cassette's
+/// (or the server's) status, fields and body, plus `X-VCR-Bridge-URL`, the URL it came from. A failure is a 5xx with
+/// `X-VCR-Error` naming its kind, the error's domain and code in fields, and its message as the body.
+enum BridgeWire {
+    /// The bridge's base URL, `http://127.0.0.1:PORT`.
+    static let urlVariable = "HTTPVCR_BRIDGE_URL"
+    /// The per-bridge token every request must carry.
+    static let tokenVariable = "HTTPVCR_BRIDGE_TOKEN"
+
+    static let tokenField = "X-VCR-Bridge-Token"
+    static let originField = "X-VCR-Bridge-Origin"
+    static let urlField = "X-VCR-Bridge-URL"
+    static let errorField = "X-VCR-Error"
+    static let errorDomainField = "X-VCR-Error-Domain"
+    static let errorCodeField = "X-VCR-Error-Code"
+    /// The error's message, percent-encoded: a loader hands the response over before its body.
+    static let errorMessageField = "X-VCR-Error-Message"
+
+    /// Fields only the bridge uses: never passed on to the cassette, the server or the app.
+    static let ownFields: Set<String> = [
+        tokenField, originField, urlField, errorDomainField, errorCodeField, errorMessageField,
+    ]
+        .reduce(into: []) { $0.insert($1.lowercased()) }
+
+    /// `X-VCR-Error` of a failure that is an `NSError` to rebuild in the app (a `VCRError`, a recorded `URLError`).
+    static let errorKind = "bridged-error"
+
+    /// 32 random bytes as 64 hex digits, from the system's generator.
+    static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }
+            .joined()
+    }
+
+    /// Compares in time that does not depend on where they differ.
+    static func tokensMatch(_ presented: String?, _ expected: String) -> Bool {
+        guard let presented else { return false }
+        let left = Array(presented.utf8), right = Array(expected.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    /// `scheme://host[:port]` of `url`, as `X-VCR-Bridge-Origin` carries it.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?
+            .percentEncodedHost, !host.isEmpty
+        else { return nil }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+    }
+
+    /// `/path?query` of `url` (the path `/` when it has none).
+    static func target(of url: URL) -> String {
+        guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
+        let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+        return path + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    // MARK: Failures as answers
+
+    /// The answer that carries `error` to the app: a `VCRError` (no match, a refused request) as 500, any other
+    /// error (a recorded or live transport error) as 502, each rebuilt there as the same `NSError`.
+    static func answer(for error: any Error) -> WireResponse {
+        let nsError = error as NSError
+        let status = error is VCRError ? 500 : 502
+        let message = (error as? VCRError)?.message ?? nsError.localizedDescription
+        var response = WireResponse.text(status, message, error: errorKind)
+        response.fields.append(WireField(errorDomainField, nsError.domain))
+        response.fields.append(WireField(errorCodeField, String(nsError.code)))
+        let encoded = message.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
+        response.fields.append(WireField(errorMessageField, encoded))
+        return response
+    }
+
+    /// The error a bridge's answer carries, if it is a failure: the same `VCRError` or `NSError` the test process
+    /// had. A bridge refusing the request (a wrong token, a malformed one) is a `VCRError` too.
+    static func error(in status: Int, fields: (String) -> String?, body: Data, url: URL?) -> (any Error)? {
+        guard let kind = fields(errorField) else { return nil }
+        let message = fields(errorMessageField).flatMap { $0.removingPercentEncoding }
+            ?? String(decoding: body, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let domain = fields(errorDomainField) ?? ""
+        let code = fields(errorCodeField).flatMap { Int($0) }
+        if kind == errorKind, domain == VCRError.errorDomain, let code, let vcrCode = VCRError.Code(rawValue: code) {
+            return VCRError(vcrCode, message, request: url.map { "\($0)" })
+        }
+        if kind == errorKind, !domain.isEmpty, let code {
+            var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+            if let url {
+                info[NSURLErrorFailingURLErrorKey] = url
+                info["NSErrorFailingURLStringKey"] = url.absoluteString
+            }
+            return NSError(domain: domain, code: code, userInfo: info)
+        }
+        return VCRError(
+            .unsupportedRequest,
+            "The HTTPVCR bridge refused the request (\(status), \(kind)): \(message)",
+            request: url.map { "\($0)" }
+        )
+    }
+}
+
+/// A URLSession delegate that never follows a redirect: the 3xx is the answer, for the client to decide on.
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// A session that sends exactly what it is given: no cookies, no cache, no credentials, no redirects.
+    static func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = nil
+        configuration.httpMaximumConnectionsPerHost = 16
+        return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
+}
