@@ -14,7 +14,8 @@ import Testing
         Tapes.tape(
             Tapes.exchange(chapter: 1, url: "https://api.example.com/v1/items?page=2", chunks: [#"{"items":[]}"#]),
             Tapes.exchange(chapter: 2, url: "https://api.example.com/v1/raw", status: 201, chunks: ["raw body"]),
-            Tapes.exchange(chapter: 3, url: "https://api.example.com/v1/python", status: 202, chunks: ["from python"])
+            Tapes.exchange(chapter: 3, url: "https://api.example.com/v1/python", status: 202, chunks: ["from python"]),
+            Tapes.exchange(chapter: 4, url: "https://api.example.com/v1/curl?q=1", status: 203, chunks: ["from curl"])
         )
     }
 
@@ -40,6 +41,22 @@ import Testing
 
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped.stderr)")
+    }
+
+    @Test func answersCurlFromTheCassetteAndAnUnknownRequestWithTheNoMatchMessage() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "never"])
+        defer { server.stop() }
+
+        let known = try Self.curl(server.url.absoluteString + "/v1/curl?q=1", in: folder)
+        #expect(known.status == "203", "\(known)")
+        #expect(known.body == "from curl", "\(known)")
+
+        let unknown = try Self.curl(server.url.absoluteString + "/v1/nothing?q=2", in: folder)
+        #expect(unknown.status == "500", "\(unknown)")
+        #expect(unknown.body.contains("/v1/nothing?q=2"), "\(unknown)")
+        #expect(unknown.body.contains("No recorded request matches"), "\(unknown)")
     }
 
     @Test func anUnknownRequestGets500WithTheNoMatchMessage() async throws {
@@ -122,6 +139,27 @@ import Testing
         let second = try VCRTool.run("serve", path, "--port", String(first.port))
         #expect(second.status == 2)
         #expect(second.stderr.contains("127.0.0.1:\(first.port)") && second.stderr.contains("in use"), "\(second)")
+    }
+
+    /// curl as a user runs it: the status and the body, written to files rather than a pipe (a pipe can leak into
+    /// another test's child spawned at the same moment, and each would wait on the other's).
+    static func curl(_ url: String, in folder: TemporaryFolder) throws -> (status: String, body: String) {
+        let name = UUID().uuidString
+        let bodyFile = folder.file(name + ".body")
+        let statusFile = folder.file(name + ".status")
+        FileManager.default.createFile(atPath: statusFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--silent", "--max-time", "20", "--output", bodyFile.path, "--write-out",
+                             "%{http_code}", url]
+        process.standardOutput = try FileHandle(forWritingTo: statusFile)
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "curl exited with \(process.terminationStatus)")
+        return (
+            String(decoding: try Data(contentsOf: statusFile), as: UTF8.self),
+            String(decoding: (try? Data(contentsOf: bodyFile)) ?? Data(), as: UTF8.self)
+        )
     }
 
     static func python(_ url: String) throws -> String {
