@@ -150,27 +150,45 @@ struct JSONLayout: Equatable, Sendable {
         for _ in 0..<depth { output.append(contentsOf: unit.utf8) }
     }
 
+    /// Byte by byte: a string's UTF-8 goes out as it is but for what JSON escapes (and, with
+    /// ``escapesNonASCII``, what is over 127, escaped per UTF-16 unit).
     private func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(Byte.quote)
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x22, 0x5C: output += [Byte.backslash, UInt8(scalar.value)]
-            case 0x08: output += [Byte.backslash, UInt8(ascii: "b")]
-            case 0x0C: output += [Byte.backslash, UInt8(ascii: "f")]
-            case 0x0A: output += [Byte.backslash, UInt8(ascii: "n")]
-            case 0x0D: output += [Byte.backslash, UInt8(ascii: "r")]
-            case 0x09: output += [Byte.backslash, UInt8(ascii: "t")]
-            case 0..<0x20: escapeUnit(UInt16(scalar.value), to: &output)
-            case 0x20..<0x7F: output.append(UInt8(scalar.value))
-            default:
-                guard escapesNonASCII else {
-                    Unicode.UTF8.encode(scalar) { output.append($0) }
+        if escapesNonASCII, text.utf8.contains(where: { $0 >= 0x80 }) {
+            for scalar in text.unicodeScalars {
+                guard scalar.isASCII else {
+                    for unit in String(scalar).utf16 { escapeUnit(unit, to: &output) }
                     continue
                 }
-                for unit in String(scalar).utf16 { escapeUnit(unit, to: &output) }
+                writeByte(UInt8(scalar.value), to: &output)
+            }
+        } else {
+            var text = text
+            text.withUTF8 { utf8 in
+                // Runs that need no escaping go out at once.
+                var run = 0
+                for index in utf8.indices where utf8[index] < 0x20 || utf8[index] == 0x22 || utf8[index] == 0x5C {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                    writeByte(utf8[index], to: &output)
+                    run = index + 1
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
             }
         }
         output.append(Byte.quote)
+    }
+
+    private func writeByte(_ byte: UInt8, to output: inout [UInt8]) {
+        switch byte {
+        case 0x22, 0x5C: output.append(Byte.backslash); output.append(byte)
+        case 0x08: output.append(Byte.backslash); output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(Byte.backslash); output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(Byte.backslash); output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(Byte.backslash); output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(Byte.backslash); output.append(UInt8(ascii: "t"))
+        case 0..<0x20: escapeUnit(UInt16(byte), to: &output)
+        default: output.append(byte)
+        }
     }
 
     private func escapeUnit(_ unit: UInt16, to output: inout [UInt8]) {

@@ -151,7 +151,18 @@ struct LosslessJSONReader {
     mutating func string() throws(Invalid) -> String {
         position += 1
         var utf8: [UInt8] = []
+        /// Raw bytes over 127 were copied: only then can the text be invalid UTF-8 (escapes encode valid scalars).
+        var copiedNonASCII = false
         while true {
+            // A run that needs no unescaping is copied at once.
+            let run = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == Byte.quote || byte == Byte.backslash || byte < 0x20 { break }
+                if byte >= 0x80 { copiedNonASCII = true }
+                position += 1
+            }
+            if position > run { utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<position])) }
             guard position < bytes.count else { throw Invalid() }
             let byte = bytes[position]
             position += 1
@@ -159,14 +170,14 @@ struct LosslessJSONReader {
             case Byte.quote:
                 let text = String(decoding: utf8, as: UTF8.self)
                 // Invalid UTF-8 is repaired by decoding: refused here instead, as any strict parser does.
-                guard text.utf8.elementsEqual(utf8) else { throw Invalid() }
+                guard !copiedNonASCII || text.utf8.count == utf8.count && text.utf8.elementsEqual(utf8) else {
+                    throw Invalid()
+                }
                 return text
             case Byte.backslash:
                 try escape(into: &utf8)
-            case 0..<0x20:
-                throw Invalid()
             default:
-                utf8.append(byte)
+                throw Invalid()  // a control byte
             }
         }
     }
