@@ -144,7 +144,7 @@ final class BridgeSocket: @unchecked Sendable {
             }
             descriptor.withLock { $0 = socket }
         }
-        guard write(bytes, to: socket) else { return .failure(URLError(.networkConnectionLost)) }
+        guard Loopback.sendAll(bytes, to: socket) else { return .failure(URLError(.networkConnectionLost)) }
         buffer.removeAll(keepingCapacity: true)
         var headEnd: Int?
         var answer: BridgeAnswer?
@@ -168,22 +168,6 @@ final class BridgeSocket: @unchecked Sendable {
         }
     }
 
-    private func write(_ data: Data, to socket: Int32) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                let sent = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                #else
-                let sent = send(socket, raw.baseAddress! + offset, raw.count - offset, 0)
-                #endif
-                if sent < 0 && errno == EINTR { continue }
-                if sent <= 0 { return false }
-                offset += sent
-            }
-            return true
-        }
-    }
 
     /// Appends what arrives to ``buffer``; an error when the connection ends or the deadline passes.
     private func read(_ socket: Int32, until deadline: Date) -> Result<Void, URLError> {

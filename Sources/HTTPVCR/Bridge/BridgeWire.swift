@@ -123,14 +123,6 @@ final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
 
     /// A session that sends exactly what it is given: no cookies, no cache, no credentials, no redirects.
     static func session() -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.urlCredentialStorage = nil
-        configuration.httpMaximumConnectionsPerHost = 16
-        return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        URLSession(configuration: .verbatim, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 }

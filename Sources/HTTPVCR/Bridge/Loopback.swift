@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,6 +45,25 @@ package enum Loopback {
         #else
         Darwin.listen(socket, backlog)
         #endif
+    }
+
+    /// Writes all of `data` to `socket`; false when the peer is gone. MSG_NOSIGNAL: a closed peer must not raise
+    /// SIGPIPE.
+    package static func sendAll(_ data: Data, to socket: Int32) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Glibc)
+                let sent = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                let sent = send(socket, raw.baseAddress! + offset, raw.count - offset, 0)
+                #endif
+                if sent < 0 && errno == EINTR { continue }
+                if sent <= 0 { return false }
+                offset += sent
+            }
+            return true
+        }
     }
 
     /// The port `socket` is bound to.

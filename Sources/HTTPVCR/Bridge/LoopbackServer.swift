@@ -133,7 +133,7 @@ package final class LoopbackServer: Sendable {
                     let response = handler(request)
                     let closing = request.wantsClose || state.withLock { $0.stopped }
                     let bytes = response.serialized(closing: closing, includesBody: request.method != "HEAD")
-                    guard write(bytes, to: client), !closing else { return }
+                    guard Loopback.sendAll(bytes, to: client), !closing else { return }
                     served += 1
                     deadline = Date().addingTimeInterval(readTimeout)
                 }
@@ -150,7 +150,7 @@ package final class LoopbackServer: Sendable {
                 }
             } catch {
                 let response = WireResponse.text(error.status, "HTTPVCR: bad request (\(error.kind))", error: error.kind)
-                _ = write(response.serialized(closing: true), to: client)
+                _ = Loopback.sendAll(response.serialized(closing: true), to: client)
                 return
             }
         }
@@ -180,21 +180,4 @@ package final class LoopbackServer: Sendable {
         }
     }
 
-    /// Writes all of `data`; false when the client is gone. MSG_NOSIGNAL: a closed peer must not raise SIGPIPE.
-    private func write(_ data: Data, to client: Int32) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                let sent = send(client, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                #else
-                let sent = send(client, raw.baseAddress! + offset, raw.count - offset, 0)
-                #endif
-                if sent < 0 && errno == EINTR { continue }
-                if sent <= 0 { return false }
-                offset += sent
-            }
-            return true
-        }
-    }
 }

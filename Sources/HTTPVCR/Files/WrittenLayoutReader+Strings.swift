@@ -172,12 +172,7 @@ extension WrittenLayoutReader {
     }
 
     private static func hexQuad(_ raw: UnsafeBufferPointer<UInt8>, _ index: inout Int) throws(NotTheLayout) -> UInt32 {
-        guard index + 4 <= raw.count else { throw NotTheLayout() }
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            guard let digit = Byte.hexValue(raw[index + offset]) else { throw NotTheLayout() }
-            value = value << 4 | UInt32(digit)
-        }
+        guard let value = Byte.hexQuad(raw, at: index) else { throw NotTheLayout() }
         index += 4
         return value
     }

@@ -11,15 +11,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// Made once, thread-safely (a static `let`): two sessions would number their tasks independently, and a
     /// recording looked up by the other session's task would get the wrong body.
     private static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
         // Credentials are the app's to give (``Load``): this session is never to answer a challenge itself.
-        configuration.urlCredentialStorage = nil
-        configuration.httpMaximumConnectionsPerHost = 16
+        let configuration = URLSessionConfiguration.verbatim
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "HTTPVCR.Recorder"
@@ -383,5 +376,21 @@ extension VCRError {
             cassettePath: cassettePath,
             request: Mismatch.describe(request)
         )
+    }
+}
+
+extension URLSessionConfiguration {
+    /// For sessions that send exactly what they are given (the recorder's, the bridge's): no cache, no cookies, no
+    /// credentials of their own.
+    static var verbatim: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = nil
+        configuration.httpMaximumConnectionsPerHost = 16
+        return configuration
     }
 }

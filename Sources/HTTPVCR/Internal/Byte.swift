@@ -29,6 +29,17 @@ enum Byte {
         byte == space || byte == lineFeed || byte == carriageReturn || byte == tab
     }
 
+    /// The four hex digits at `index` (a `\u` escape's) as a number; nil when there are not four.
+    static func hexQuad(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32? {
+        guard index + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            guard let digit = hexValue(bytes[index + offset]) else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: byte - 0x30

@@ -214,12 +214,7 @@ struct LosslessJSONReader {
     }
 
     private mutating func hexQuad() throws(Invalid) -> UInt32 {
-        guard position + 4 <= bytes.count else { throw Invalid() }
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            guard let digit = Byte.hexValue(bytes[position + offset]) else { throw Invalid() }
-            value = value << 4 | UInt32(digit)
-        }
+        guard let value = Byte.hexQuad(bytes, at: position) else { throw Invalid() }
         position += 4
         return value
     }
