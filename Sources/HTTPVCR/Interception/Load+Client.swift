@@ -7,12 +7,20 @@ import FoundationNetworking
 /// loading system's client here, once, in order, on the queue it must be told on (``ClientQueue``, captured from the
 /// platform), and nothing once the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
 ///
-/// ``ClientCalls`` turns the events into client calls. A redirect hop is reported only where the loader takes hops
+/// Each event becomes the client calls the loader's own protocol would make, along the load's ``BodyRoute``: to the
+/// client, and to whoever else listens to the task (``ListenerCalls``), or into a download's file. A redirect hop is reported only where the loader takes hops
 /// (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the load of the protocol the loader
 /// starts for the next request, through a ``RedirectRelay``.
 extension Load {
     /// What the client end keeps, in the load's state.
     struct ClientEnd {
+        /// The client calls for one event: a body held back until the end, then the event; either may be nil.
+        struct Delivered {
+            var body: Data?
+            var event: ClientEvent?
+            var endsOnChallenge = false
+        }
+
         var protocolInstance: VCRURLProtocol?
         var isStopped = false
         /// A body held back until the end (``BodyRoute/whole``); whether the end was told.
@@ -35,32 +43,32 @@ extension Load {
         /// may be nil. The body goes in one `didLoad` just before the end, or chunk by chunk, or into a download's
         /// file; what body there is goes before an error; a later response (a retry with credentials) replaces the
         /// body of an earlier one; nothing goes after the end; redirects are left to the caller.
-        mutating func calls(for event: ClientEvent, route: BodyRoute) -> ClientCalls.Delivered {
-            guard !hasEnded else { return ClientCalls.Delivered() }
+        mutating func calls(for event: ClientEvent, route: BodyRoute) -> Delivered {
+            guard !hasEnded else { return Delivered() }
             switch event {
             case .redirect:
-                return ClientCalls.Delivered()
+                return Delivered()
             case let .data(data):
                 switch route {
                 case .chunks, .file:
-                    return ClientCalls.Delivered(event: event)
+                    return Delivered(event: event)
                 case .whole, .wholeAndChunksToListener:
                     if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
-                    guard case .wholeAndChunksToListener = route else { return ClientCalls.Delivered() }
-                    return ClientCalls.Delivered(event: event)
+                    guard case .wholeAndChunksToListener = route else { return Delivered() }
+                    return Delivered(event: event)
                 }
             case .finish, .fail:
                 hasEnded = true
                 defer { bufferedBody = Data() }
-                return ClientCalls.Delivered(
+                return Delivered(
                     body: bufferedBody.isEmpty ? nil : bufferedBody, event: event, endsOnChallenge: endsOnChallenge
                 )
             case let .response(response, _):
                 bufferedBody = Data()
                 endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
-                return ClientCalls.Delivered(event: event)
+                return Delivered(event: event)
             case .sentBody:
-                return ClientCalls.Delivered(event: event)
+                return Delivered(event: event)
             }
         }
     }
@@ -91,13 +99,13 @@ extension Load {
         guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.client.protocolInstance }) else {
             return
         }
-        calls.storeCookies(of: response, from: instance)
+        CookieJar(for: instance, on: app.platform)?.store(response)
     }
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
     func addingCookies(to request: URLRequest) -> URLRequest {
         guard let instance = state.withLock({ $0.client.protocolInstance }),
-              let jar = CookieJar(for: instance, on: calls.platform)
+              let jar = CookieJar(for: instance, on: app.platform)
         else {
             return request
         }
@@ -149,10 +157,55 @@ extension Load {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
         guard let (instance, client) = endpoint else { return }
-        let route = calls.route
         let delivered = state.withLock { state in events.map { state.client.calls(for: $0, route: route) } }
-        for call in delivered { calls.perform(call, on: client, from: instance) }
+        for calls in delivered { make(calls, on: client, from: instance) }
         if ending { state.withLock { $0.client.protocolInstance = nil } }
+    }
+
+    /// Makes the calls for one event, on the client's queue.
+    private func make(_ delivered: ClientEnd.Delivered, on client: any URLProtocolClient, from instance: URLProtocol) {
+        guard let event = delivered.event else { return }
+        let platform = app.platform
+        switch event {
+        case let .response(response, setsCookies):
+            // Cookies first: a completion handler may make the next request as soon as it is told.
+            if setsCookies { CookieJar(for: instance, on: platform)?.store(response) }
+            if case let .file(file) = route { file.expected = response.expectedContentLength }
+            client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
+        case let .data(data):
+            switch route {
+            case .chunks: client.urlProtocol(instance, didLoad: data)
+            case .wholeAndChunksToListener: listener?.received(data)
+            case let .file(file):
+                file.append(data)
+                listener?.wrote(Int64(data.count), total: file.written, expected: file.expected)
+            case .whole: break
+            }
+        case let .sentBody(bytes, total, expected):
+            listener?.sent(bytes, total: total, expected: expected)
+        case .redirect:
+            break
+        case .finish:
+            if let body = delivered.body { client.urlProtocol(instance, didLoad: body) }
+            if case let .file(file) = route {
+                if let error = file.finish() {
+                    return client.urlProtocol(instance, didFailWithError: VCRError.downloadNotWritten(file, error))
+                }
+                platform.setDownloadedFile(file.url, of: instance)
+            }
+            guard delivered.endsOnChallenge, let task = instance.task,
+                  let response = task.response as? HTTPURLResponse,
+                  let session = listener?.session ?? platform.session(of: task)
+            else { return client.urlProtocolDidFinishLoading(instance) }
+            platform.finishWithoutChallenge(task, session: session, response: response) {
+                client.urlProtocolDidFinishLoading(instance)
+            }
+        case let .fail(error):
+            if let body = delivered.body { client.urlProtocol(instance, didLoad: body) }
+            if case let .file(file) = route { _ = file.finish() }
+            if let task = instance.task { platform.setError(error, on: task) }
+            client.urlProtocol(instance, didFailWithError: error)
+        }
     }
 
     /// Talks to the client on the queue it must be talked to on, unless the load was stopped by then.

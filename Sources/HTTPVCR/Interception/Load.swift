@@ -15,9 +15,9 @@ import FoundationNetworking
 /// the app takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the
 /// earlier part's chapter is dropped.
 ///
-/// Replayed scenes arrive on the client's queue, one at a time (``DeliveryQueue``), and answers are carried back
-/// there: the order of what the client hears holds by construction. What the client is told goes through the
-/// load's client end (`Load+Client.swift`), under the same lock: one lock a load.
+/// Replayed scenes arrive on the client's queue, in tape order (``Playback``'s delivery queue), and answers are
+/// carried back there: the order of what the client hears holds by construction. What the client is told goes
+/// through the load's client end (`Load+Client.swift`), under the same lock: one lock a load.
 final class Load: @unchecked Sendable {
     /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
     let cassette: Cassette?
@@ -27,7 +27,9 @@ final class Load: @unchecked Sendable {
     /// Captured in `startLoading`, on the queue client callbacks must use.
     let clientQueue: any ClientQueue
     let redirectHandling: RedirectHandling
-    let calls: ClientCalls
+    /// Where the body goes, and who hears of progress and chunks besides the client, if anyone.
+    let route: BodyRoute
+    let listener: ListenerCalls?
     /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
     let caller: CallerTask?
     let state: Locked<State>
@@ -66,8 +68,10 @@ final class Load: @unchecked Sendable {
         self.cassette = cassette
         self.app = app
         self.original = protocolInstance.request
-        self.calls = ClientCalls(app, listener: app.listener())
-        self.clientQueue = calls.platform.clientQueue()
+        let listener = app.listener()
+        self.route = app.platform.bodyRoute(for: app.task, listener: listener)
+        self.listener = ListenerCalls(app, listener: listener)
+        self.clientQueue = app.platform.clientQueue()
         self.redirectHandling = redirectHandling
         self.caller = caller
         self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))

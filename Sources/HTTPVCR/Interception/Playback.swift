@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// Replaying one cassette's tape: finds the recorded chapter a live request matches (``MatchIndex``), decides
 /// whether the request is replayed, recorded or refused, and hands scenes over in playback order (``Player``)
-/// through the one delivery queue (``DeliveryQueue``, under the same lock), waking itself when requests have waited
-/// long enough for one nobody made. It keeps the counts of what was played.
+/// through its one delivery queue (under the same lock), waking itself when requests have waited long enough for one
+/// nobody made. It keeps the counts of what was played.
 final class Playback: @unchecked Sendable {
     enum Decision {
         /// Scenes of a recorded chapter are on their way to the receiver: delivered before `play` returns when
@@ -41,7 +41,7 @@ final class Playback: @unchecked Sendable {
     private let policy: Policy
     private let state: Locked<State>
 
-    private struct State {
+    fileprivate struct State {
         var index: MatchIndex
         /// The requests `index` matches: the recorded ones, or once ``Policy/refilter`` was needed, them filtered.
         var matchRequests: [RecordedRequest]
@@ -49,8 +49,12 @@ final class Playback: @unchecked Sendable {
         /// When each chapter replaying with timing started (uptime nanoseconds): its scenes are due from then.
         var startedAt: [Int: UInt64] = [:]
         var player: Player
-        /// What was decided and not handed over yet.
-        var deliveries = DeliveryQueue()
+        /// What was decided and not handed over yet, in decision order by construction (queued under the lock that
+        /// decided it); where the next one is (what is before it has been handed over); whether someone holds the
+        /// turn to hand them out: a draining thread, or a hop to a client's queue.
+        var pending: [Delivery] = []
+        var next = 0
+        var isDelivering = false
         var matched: [Bool]
         var finished: [Bool]
         var finishedCount = 0
@@ -126,7 +130,7 @@ final class Playback: @unchecked Sendable {
             let decision = decide(request, in: &state, makeReceiver)
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
-            return (decision, state.deliveries.takeTurn())
+            return (decision, state.takeTurn())
         }
         if let run { deliver(startingWith: run) }
         return decision
@@ -207,7 +211,7 @@ final class Playback: @unchecked Sendable {
         if counts {
             for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
         }
-        guard let factor = policy.timingFactor else { return state.deliveries.enqueue(batch) }
+        guard let factor = policy.timingFactor else { return state.queue(batch) }
         var timed = batch
         for index in timed.indices {
             let delivery = timed[index]
@@ -219,7 +223,7 @@ final class Playback: @unchecked Sendable {
             let wait = min(max(0, offset * factor), 86_400)
             timed[index].due = start + UInt64((wait * 1e9).rounded())
         }
-        state.deliveries.enqueue(timed)
+        state.queue(timed)
     }
 
     /// Counts a chapter as played, once.
@@ -242,7 +246,7 @@ final class Playback: @unchecked Sendable {
             state.wakeScheduled = false
             enqueue(state.player.advance(now: Date()), in: &state)
             scheduleWakeIfNeeded(&state)
-            return state.deliveries.takeTurn()
+            return state.takeTurn()
         }
         if let run { deliver(startingWith: run) }
     }
@@ -273,11 +277,48 @@ final class Playback: @unchecked Sendable {
                 }
             }
             receiver.receive(SceneRun(scenes: scenes, deliveries: run))
-            taken = state.withLock { $0.deliveries.nextRun() }
+            taken = state.withLock { $0.nextRun() }
         }
     }
 
     private func deliverRest() {
-        if let run = state.withLock({ $0.deliveries.nextRun() }) { deliver(startingWith: run) }
+        if let run = state.withLock({ $0.nextRun() }) { deliver(startingWith: run) }
+    }
+}
+
+// MARK: The delivery queue
+
+extension Playback.State {
+    mutating func queue(_ deliveries: [Delivery]) {
+        guard !deliveries.isEmpty else { return }
+        // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
+        if pending.isEmpty { pending = deliveries } else { pending.append(contentsOf: deliveries) }
+    }
+
+    /// Takes the turn and the first run, unless someone else holds the turn or nothing is queued.
+    mutating func takeTurn() -> ArraySlice<Delivery>? {
+        guard !isDelivering, next < pending.count else { return nil }
+        isDelivering = true
+        return nextRun()
+    }
+
+    /// For whoever holds the turn: the deliveries to one receiver that follow one another (usually a whole
+    /// chapter); nil, and the turn given back, when nothing is left. A delivery that is not due yet starts a run of
+    /// its own, so that the run before it is not held.
+    mutating func nextRun() -> ArraySlice<Delivery>? {
+        guard next < pending.count else {
+            pending.removeAll(keepingCapacity: true)
+            next = 0
+            isDelivering = false
+            return nil
+        }
+        let start = next
+        let receiver = pending[start].receiver
+        var end = start + 1
+        while end < pending.count, pending[end].receiver === receiver, pending[end].due == 0 {
+            end += 1
+        }
+        next = end
+        return pending[start..<end]
     }
 }
