@@ -26,18 +26,18 @@ enum ClientEvent {
     }
 
     /// What a recorded scene tells the client; nil for the request, which the client made. `fallbackURL` is the
-    /// live request's URL, for recorded responses that have none.
-    init?(_ event: Scene.Event, fallbackURL: URL?) {
+    /// live request's URL, for recorded responses that have none (read only for responses and hops).
+    init?(_ event: Scene.Event, fallbackURL: @autoclosure () -> URL?) {
         switch event {
         case .request:
             return nil
         case let .redirect(hop, next):
-            guard let response = hop.httpURLResponse(fallbackURL: fallbackURL), let url = URL(string: next.url) else {
+            guard let response = hop.httpURLResponse(fallbackURL: fallbackURL()), let url = URL(string: next.url) else {
                 return nil
             }
             self = .redirect(response, to: url, method: next.method)
         case let .response(recorded):
-            guard let response = recorded.httpURLResponse(fallbackURL: fallbackURL) else {
+            guard let response = recorded.httpURLResponse(fallbackURL: fallbackURL()) else {
                 self = .fail(VCRError.unusableResponseURL(recorded))
                 return
             }

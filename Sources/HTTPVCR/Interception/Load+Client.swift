@@ -156,10 +156,14 @@ extension Load {
         guard clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) else {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
-        guard let (instance, client) = endpoint else { return }
-        let delivered = state.withLock { state in events.map { state.client.calls(for: $0, route: route) } }
+        // One lock: worked out even when the task turns out not to be live, which it never is again.
+        let told: (VCRURLProtocol, [ClientEnd.Delivered])? = state.withLock { state in
+            guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
+            if ending { state.client.protocolInstance = nil }
+            return (instance, events.map { state.client.calls(for: $0, route: route) })
+        }
+        guard let (instance, delivered) = told, let client = instance.client, instance.isTaskLive else { return }
         for calls in delivered { make(calls, on: client, from: instance) }
-        if ending { state.withLock { $0.client.protocolInstance = nil } }
     }
 
     /// Makes the calls for one event, on the client's queue.

@@ -146,22 +146,22 @@ final class Load: @unchecked Sendable {
 
     private func step(for event: Scene.Event, in state: inout State) -> Step {
         guard let clientEvent = ClientEvent(event, fallbackURL: state.request.url) else { return .nothing }
-        switch (clientEvent, event) {
-        case let (.redirect(hop, _, _), .redirect(_, next)):
-            guard app.decides, let proposed = LoaderRules.redirect(from: state.request, by: hop) else {
-                return .tell(clientEvent)
-            }
+        switch clientEvent {
+        case let .redirect(hop, _, _):
+            guard app.decides, case let .redirect(_, next) = event,
+                  let proposed = LoaderRules.redirect(from: state.request, by: hop)
+            else { return .tell(clientEvent) }
             state.isDeciding = true
             return .askAtHop(hop, proposed: proposed, next: next)
-        case let (.response(response, _), _):
+        case let .response(response, _):
             return responded(response, clientEvent, in: &state, replaying: true)
-        case let (.data(data), _):
+        case let .data(data):
             if case let .redirect(response, body)? = state.end {
                 state.end = .redirect(response, body: body + data)
                 return .nothing
             }
             return .tell(clientEvent)
-        case (.finish, _):
+        case .finish:
             guard let end = state.end else { return .tell(clientEvent) }
             state.isDeciding = true
             return .askAtEnd(end)
