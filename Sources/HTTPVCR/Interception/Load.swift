@@ -116,19 +116,22 @@ final class Load: @unchecked Sendable {
     /// Scenes of `part`'s chapter, in order, on the client's queue. Once the app is asked, what follows waits for
     /// its answer.
     func replayed(_ events: some Sequence<Scene.Event>, in part: Int) {
-        let steps: [Step] = state.withLock { state in
-            guard part == state.part else { return [] }
-            var steps: [Step] = []
-            steps.reserveCapacity(events.underestimatedCount)
+        // Usually every scene is told as it is: then they go to the client end as one run, with no steps between.
+        var told: [ClientEvent] = []
+        var steps: [Step] = []
+        state.withLock { state in
+            guard part == state.part else { return }
+            told.reserveCapacity(events.underestimatedCount)
             for event in events {
                 if state.isDeciding {
                     state.held.append(event)
-                } else {
-                    steps.append(self.step(for: event, in: &state))
+                    continue
                 }
+                let step = self.step(for: event, in: &state)
+                if steps.isEmpty, case let .tell(event) = step { told.append(event) } else { steps.append(step) }
             }
-            return steps
         }
+        if !told.isEmpty { tellSteps(told) }
         perform(steps)
     }
 

@@ -209,7 +209,10 @@ struct SceneRun: Sequence {
         var deliveries: ArraySlice<Delivery>.Iterator
 
         mutating func next() -> Scene.Event? {
-            deliveries.next().map { delivery in delivery.scene.map { scenes[$0].event } ?? .completion }
+            guard let delivery = deliveries.next() else { return nil }
+            // Read in place: copying the scene to take its event would copy its request too.
+            guard let position = delivery.scene else { return .completion }
+            return scenes[position].event
         }
     }
 }
