@@ -57,7 +57,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, to: { receiver }) {
+        switch cassette.playback.play(filtered, to: receiver) {
         case .replaying:
             return try await receiver.outcome()
         case .record:
@@ -89,7 +89,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, to: { receiver }) {
+        switch cassette.playback.play(filtered, to: receiver) {
         case .replaying:
             return try await receiver.response()
         case .record:

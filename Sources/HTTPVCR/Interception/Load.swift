@@ -100,7 +100,7 @@ final class Load: @unchecked Sendable {
         guard let cassette, let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
-        switch cassette.playback.play(filtered, to: { part }) {
+        switch cassette.playback.play(filtered, to: part) {
         case .replaying:
             break
         case .record:

@@ -122,12 +122,12 @@ final class Playback: @unchecked Sendable {
 
     // MARK: Playing
 
-    /// Matches a (filtered) live request against the tape and starts replaying it: queues its scenes for the
-    /// receiver `makeReceiver` makes (made only then) and delivers what can be delivered now; or says to record or
-    /// refuse.
-    func play(_ request: URLRequest, to makeReceiver: () -> any SceneReceiver) -> Decision {
+    /// Matches a (filtered) live request against the tape and starts replaying it: queues its scenes for `receiver`
+    /// and delivers what can be delivered now; or says to record or refuse. The receiver is made beforehand: nothing
+    /// else is made or locked under the playback's lock.
+    func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
         let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
-            let decision = decide(request, in: &state, makeReceiver)
+            let decision = decide(request, in: &state, receiver)
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
             return (decision, state.takeTurn())
@@ -139,17 +139,17 @@ final class Playback: @unchecked Sendable {
     private func decide(
         _ request: URLRequest,
         in state: inout State,
-        _ makeReceiver: () -> any SceneReceiver
+        _ receiver: any SceneReceiver
     ) -> Decision {
         state.requestsSeen += 1
         // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
         if policy.recordMode == .all || policy.recordMode == .verify { return .record }
-        if startReplay(of: request, in: &state, makeReceiver) { return .replaying }
-        if refilter(&state), startReplay(of: request, in: &state, makeReceiver) { return .replaying }
+        if startReplay(of: request, in: &state, receiver) { return .replaying }
+        if refilter(&state), startReplay(of: request, in: &state, receiver) { return .replaying }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
             for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
         ) {
-            replayAgain(chapter, in: &state, makeReceiver)
+            replayAgain(chapter, in: &state, receiver)
             return .replaying
         }
         if !policy.isWriteProtected { return .record }
@@ -167,7 +167,7 @@ final class Playback: @unchecked Sendable {
     private func startReplay(
         of request: URLRequest,
         in state: inout State,
-        _ makeReceiver: () -> any SceneReceiver
+        _ receiver: any SceneReceiver
     ) -> Bool {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -182,7 +182,7 @@ final class Playback: @unchecked Sendable {
         guard let chapter else { return false }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.start(chapter: chapter, receiver: makeReceiver()), in: &state)
+        enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
         scheduleWakeIfNeeded(&state)
         return true
     }
@@ -200,9 +200,9 @@ final class Playback: @unchecked Sendable {
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(_ chapter: Int, in state: inout State, _ makeReceiver: () -> any SceneReceiver) {
+    private func replayAgain(_ chapter: Int, in state: inout State, _ receiver: any SceneReceiver) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.repeatDeliveries(of: chapter, to: makeReceiver()), in: &state, counts: false)
+        enqueue(state.player.repeatDeliveries(of: chapter, to: receiver), in: &state, counts: false)
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears

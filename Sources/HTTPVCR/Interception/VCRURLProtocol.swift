@@ -162,16 +162,15 @@ class VCRURLProtocol: URLProtocol {
         if Self.redirectHandling(for: cassette) == .reportToClient {
             load().reportRedirects(to: cassette.redirectHandoffs)
         }
-        switch cassette.playback.play(filtered, to: { self.load().currentPart(sending: live) }) {
+        let part = load().currentPart(sending: live)
+        switch cassette.playback.play(filtered, to: part) {
         case .replaying:
             break
         case .record where sent.hidesBody:
             let need = HiddenBody.Need.recording(cassette.recordMode, matchedNothing: true)
             refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
         case .record:
-            Recorder.shared.start(Recording(
-                live: live, filtered: filtered, cassette: cassette, part: load().currentPart(sending: live)
-            ))
+            Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
         case let .refuse(error):
             refuse(sent.hidesBody ? HiddenBody.noting(error) : error, on: cassette)
         }
