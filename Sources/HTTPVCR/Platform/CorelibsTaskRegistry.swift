@@ -67,8 +67,12 @@ enum TaskRegistryEntry {
     /// `bytes`: the entry's, if it is laid out as expected; `entry`: the entry itself, for `Mirror` (nil when the
     /// task is not in the registry).
     static func read(_ bytes: Bytes?, entry: () -> Any?) -> Kind? {
-        guard let bytes, !learned.withLock({ $0.isBroken }) else { return entry().flatMap(readWithMirror) }
-        let known = learned.withLock { $0.labels[bytes.tag] }
+        guard let bytes else { return entry().flatMap(readWithMirror) }
+        // What is known so far, under one lock: this runs for every request.
+        let (isBroken, known, holds, zeroForNil) = learned.withLock {
+            ($0.isBroken, $0.labels[bytes.tag], $0.delegateWordHoldsDelegate, $0.delegateWordIsZeroForNil)
+        }
+        guard !isBroken else { return entry().flatMap(readWithMirror) }
         guard let label = known ?? entry().map({ learn($0, bytes) }) else { return nil }
         guard bytes.fits(label) else { return entry().flatMap(markBroken) }
         switch label {
@@ -77,7 +81,6 @@ enum TaskRegistryEntry {
         case "dataCompletionHandler", "downloadCompletionHandler":
             return .completionHandler(taskDelegate: nil)
         case "dataCompletionHandlerWithTaskDelegate", "downloadCompletionHandlerWithTaskDelegate":
-            let (holds, zeroForNil) = learned.withLock { ($0.delegateWordHoldsDelegate, $0.delegateWordIsZeroForNil) }
             if bytes.delegate == 0, zeroForNil { return .completionHandler(taskDelegate: nil) }
             if bytes.delegate != 0, holds, let pointer = UnsafeRawPointer(bitPattern: bytes.delegate) {
                 // The registry holds the delegate, and is read on its session's work queue.
@@ -187,7 +190,11 @@ extension Dictionary: TaskTable where Key == Int {
     fileprivate static func entryBytes(
         at address: UnsafeMutableRawPointer, for taskIdentifier: Int
     ) -> TaskRegistryEntry.Bytes? {
-        address.assumingMemoryBound(to: Self.self).pointee[taskIdentifier].flatMap(TaskRegistryEntry.Bytes.init)
+        // Through an index, never an optional of the (unknown) value type: making that type's metadata cost more
+        // than the lookup.
+        let table = address.assumingMemoryBound(to: Self.self)
+        guard let index = table.pointee.index(forKey: taskIdentifier) else { return nil }
+        return TaskRegistryEntry.Bytes(of: table.pointee.values[index])
     }
 }
 
