@@ -38,10 +38,9 @@ extension AppSession {
         case unreadable(VCRError)
     }
 
-    /// `httpBody` (Linux), `httpBodyStream` (Apple platforms), or, for upload tasks on Linux where neither is
-    /// set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``).
+    /// For a request without `httpBody` (``sending(_:)`` has read it): `httpBodyStream` (Apple platforms), or, for
+    /// upload tasks on Linux where neither is set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``).
     private func body(of request: URLRequest) -> Result<Data?, BodyFailure> {
-        if let body = request.httpBody { return .success(body) }
         if let stream = request.httpBodyStream { return .success(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
         // for GET and HEAD, which carry none: reflection is slow, and replaying GETs is the hot path.
