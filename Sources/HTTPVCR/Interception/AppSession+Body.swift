@@ -45,7 +45,7 @@ extension AppSession {
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
         // for GET and HEAD, which carry none: reflection is slow, and replaying GETs is the hot path.
         let method = request.httpMethod ?? "GET"
-        guard let task, !method.equalsIgnoringASCIICase("GET"), !method.equalsIgnoringASCIICase("HEAD") else {
+        guard !method.equalsIgnoringASCIICase("GET"), !method.equalsIgnoringASCIICase("HEAD"), let task else {
             return .success(nil)
         }
         switch platform.uploadBody(of: task) {
