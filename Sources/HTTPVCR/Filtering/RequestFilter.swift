@@ -41,13 +41,19 @@ enum RequestFilter {
     ) -> URLRequest {
         var request = request
         // Named placeholders first: a value the configuration names is written as its own placeholder.
-        SensitiveData(configuration).hiding(in: &request)
+        // Only when there is some: making it copies the whole configuration.
+        if !configuration.sensitiveData.isEmpty { SensitiveData(configuration).hiding(in: &request) }
         let secrets = SecretFilter(configuration: configuration)
+        // Read once: reading a URLRequest's URL copies it. Only the URL filters below change it.
+        var url = request.url
         if configuration.pathFilter != nil || configuration.queryParametersFilter != nil || secrets.isActive,
-           let url = request.url {
+           let current = url {
             // Setting a URLRequest's URL costs as much as matching it: only when it changed.
-            let filtered = filter(url, of: request, with: configuration, removed: &removed)
-            if filtered != url { request.url = filtered }
+            let filtered = filter(current, of: request, with: configuration, removed: &removed)
+            if filtered != current {
+                request.url = filtered
+                url = filtered
+            }
         }
         filterHeaders(&request, with: configuration, secrets: secrets, removed: &removed)
         if let body = request.httpBody, !body.isEmpty {
@@ -73,7 +79,7 @@ enum RequestFilter {
             setBody(filtered, of: &request)
             secrets.takeShapedSecrets(in: filtered, into: &removed)
         }
-        if let url = request.url { secrets.takeShapedSecrets(in: url.absoluteString, into: &removed) }
+        if let url { secrets.takeShapedSecrets(in: url.absoluteString, into: &removed) }
         return replacingEchoes(of: removed, in: request)
     }
 

@@ -28,18 +28,18 @@ struct SecretFilter {
     var isActive: Bool { filtersSecrets || !secretNames.isEmpty }
 
     func isSecret(headerName name: String) -> Bool {
-        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        if !secretNames.isEmpty, secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
         return filtersSecrets && SecretNames.isSecret(headerName: name)
     }
 
     func isSecret(key: String) -> Bool {
-        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(key) }) { return true }
+        if !secretNames.isEmpty, secretNames.contains(where: { $0.equalsIgnoringASCIICase(key) }) { return true }
         return filtersSecrets && SecretNames.isSecret(key: key)
     }
 
     /// A query parameter: a bare `key` counts too (`?key=AIza…` is an API key), as it does for `vcr lint`.
     func isSecret(queryName name: String) -> Bool {
-        if secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
+        if !secretNames.isEmpty, secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
         return filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
     }
 

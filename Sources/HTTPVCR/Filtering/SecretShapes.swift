@@ -33,8 +33,10 @@ package enum SecretShapes {
         func shape(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false)
             -> Shape
         {
-            // The patterns are fixed and tested; a failure here is a programming error.
-            Shape(
+            // The patterns are fixed and tested; a failure here is a programming error. Anchors of two bytes or
+            // more: texts are scanned by pairs of bytes (`startsAnchorPair`).
+            precondition(anchors.allSatisfy { $0.utf8.count >= 2 })
+            return Shape(
                 name: name, regex: try! NSRegularExpression(pattern: pattern), group: group,
                 anchors: anchors.map { Array($0.utf8) }, anchorsIgnoreCase: ignoringCase
             )
@@ -103,13 +105,11 @@ package enum SecretShapes {
         let found = text.withUTF8 { bytes -> [Bool]? in
             startsAnchor.withUnsafeBufferPointer { startsAnchor -> [Bool]? in
                 var found: [Bool]?
-                for index in bytes.indices where startsAnchor[Int(bytes[index])] {
-                    for anchor in anchorsByFirstByte[Int(bytes[index])] where found?[anchor.shape] != true {
-                        guard startsWith(bytes, at: index, anchor.bytes, ignoringCase: shapes[anchor.shape].anchorsIgnoreCase)
-                        else { continue }
-                        if found == nil { found = Array(repeating: false, count: shapes.count) }
-                        found?[anchor.shape] = true
-                    }
+                // Every anchor has two bytes or more: none starts at the last byte. Letters that start one are
+                // common (`bench`, `item`): the pair of bytes says more.
+                for index in 0..<max(bytes.count - 1, 0)
+                where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1]) {
+                    noteAnchors(at: index, in: bytes, found: &found)
                 }
                 return found
             }
@@ -118,8 +118,42 @@ package enum SecretShapes {
         return shapes.indices.filter { found[$0] }.map { shapes[$0] }
     }
 
+    /// Out of the scanning loop, which then keeps to registers: most texts have no anchor at all.
+    @inline(never)
+    private static func noteAnchors(at index: Int, in bytes: UnsafeBufferPointer<UInt8>, found: inout [Bool]?) {
+        for anchor in anchorsByFirstByte[Int(bytes[index])] where found?[anchor.shape] != true {
+            guard startsWith(bytes, at: index, anchor.bytes, ignoringCase: shapes[anchor.shape].anchorsIgnoreCase)
+            else { continue }
+            if found == nil { found = Array(repeating: false, count: shapes.count) }
+            found?[anchor.shape] = true
+        }
+    }
+
     /// Whether a byte starts some anchor: most bytes of a text start none, and are passed at once.
     private static let startsAnchor: [Bool] = anchorsByFirstByte.map { !$0.isEmpty }
+
+    /// Whether two bytes start some anchor (every anchor has two or more): a bit per pair of bytes.
+    private static func startsAnchorPair(_ first: UInt8, _ second: UInt8) -> Bool {
+        let pair = Int(first) << 8 | Int(second)
+        return anchorPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0
+    }
+
+    private static let anchorPairs: [UInt64] = {
+        var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)
+        for shape in shapes {
+            for anchor in shape.anchors {
+                let firsts = shape.anchorsIgnoreCase ? [anchor[0], otherCase(anchor[0])].compactMap { $0 } : [anchor[0]]
+                let seconds = shape.anchorsIgnoreCase ? [anchor[1], otherCase(anchor[1])].compactMap { $0 } : [anchor[1]]
+                for first in firsts {
+                    for second in seconds {
+                        let pair = Int(first) << 8 | Int(second)
+                        bits[pair >> 6] |= 1 << UInt64(pair & 63)
+                    }
+                }
+            }
+        }
+        return bits
+    }()
 
     /// Every shape's anchors, by their first byte (both cases of it for an anchor that ignores case).
     private static let anchorsByFirstByte: [[(shape: Int, bytes: [UInt8])]] = {

@@ -27,7 +27,8 @@ struct ListenerCalls: @unchecked Sendable {
 
     /// nil when nobody listens.
     init?(_ app: AppSession, listener: TaskListener) {
-        guard let session = app.session, let task = app.task, let delegate = listener.delegate else { return nil }
+        // The delegate first: most tasks have none, and then session and task are not retained for nothing.
+        guard let delegate = listener.delegate, let session = app.session, let task = app.task else { return nil }
         self.session = session
         self.task = task
         self.delegate = delegate

@@ -84,7 +84,7 @@ struct CorelibsPlatform: LoaderPlatform {
     func clientQueue() -> any ClientQueue { DispatchClientQueue(internals.dispatch) }
 
     func session(of task: URLSessionTask) -> URLSession? {
-        internals.taskSession?.value(in: task) as? URLSession
+        internals.taskSession?.value(in: task, as: URLSession.self)
     }
 
     /// Read on the session's work queue (in `startLoading`): the registry is "only accessed on the owning session's

@@ -51,9 +51,24 @@ enum TaskRegistryEntry {
         case completionHandler(taskDelegate: (any URLSessionTaskDelegate)?)
     }
 
+    /// `_Behaviour`'s cases, by their labels: compared once, when a tag is learned, not on every read.
+    fileprivate enum Case {
+        case callDelegate, completionHandler, completionHandlerWithTaskDelegate, unknown
+
+        init(label: String) {
+            switch label {
+            case "callDelegate": self = .callDelegate
+            case "dataCompletionHandler", "downloadCompletionHandler": self = .completionHandler
+            case "dataCompletionHandlerWithTaskDelegate", "downloadCompletionHandlerWithTaskDelegate":
+                self = .completionHandlerWithTaskDelegate
+            default: self = .unknown
+            }
+        }
+    }
+
     private struct Learned {
-        /// What each tag byte stands for: the case's label.
-        var labels: [UInt8: String] = [:]
+        /// What each tag byte stands for, indexed by the byte.
+        var cases = [Case?](repeating: nil, count: 256)
         /// The delegate word was seen to hold the delegate `Mirror` found (an object, and nil as zero).
         var delegateWordHoldsDelegate = false
         var delegateWordIsZeroForNil = false
@@ -67,17 +82,20 @@ enum TaskRegistryEntry {
     /// `bytes`: the entry's, if it is laid out as expected; `entry`: the entry itself, for `Mirror` (nil when the
     /// task is not in the registry).
     static func read(_ bytes: Bytes?, entry: () -> Any?) -> Kind? {
-        guard let bytes, !learned.withLock({ $0.isBroken }) else { return entry().flatMap(readWithMirror) }
-        let known = learned.withLock { $0.labels[bytes.tag] }
-        guard let label = known ?? entry().map({ learn($0, bytes) }) else { return nil }
-        guard bytes.fits(label) else { return entry().flatMap(markBroken) }
-        switch label {
-        case "callDelegate":
+        guard let bytes else { return entry().flatMap(readWithMirror) }
+        // What is known so far, under one lock: this runs for every request.
+        let (isBroken, known, holds, zeroForNil) = learned.withLock {
+            ($0.isBroken, $0.cases[Int(bytes.tag)], $0.delegateWordHoldsDelegate, $0.delegateWordIsZeroForNil)
+        }
+        guard !isBroken else { return entry().flatMap(readWithMirror) }
+        guard let known = known ?? entry().map({ learn($0, bytes) }) else { return nil }
+        guard bytes.fits(known) else { return entry().flatMap(markBroken) }
+        switch known {
+        case .callDelegate:
             return .callDelegate
-        case "dataCompletionHandler", "downloadCompletionHandler":
+        case .completionHandler:
             return .completionHandler(taskDelegate: nil)
-        case "dataCompletionHandlerWithTaskDelegate", "downloadCompletionHandlerWithTaskDelegate":
-            let (holds, zeroForNil) = learned.withLock { ($0.delegateWordHoldsDelegate, $0.delegateWordIsZeroForNil) }
+        case .completionHandlerWithTaskDelegate:
             if bytes.delegate == 0, zeroForNil { return .completionHandler(taskDelegate: nil) }
             if bytes.delegate != 0, holds, let pointer = UnsafeRawPointer(bitPattern: bytes.delegate) {
                 // The registry holds the delegate, and is read on its session's work queue.
@@ -96,7 +114,7 @@ enum TaskRegistryEntry {
                 }
             }
             return kind
-        default:
+        case .unknown:
             return entry().flatMap(markBroken)
         }
     }
@@ -130,18 +148,18 @@ enum TaskRegistryEntry {
             self.isPayloadZero = isPayloadZero
         }
 
-        /// What every entry of `label` must show: no payload for `callDelegate`, a completion handler's function
+        /// What every entry of a case must show: no payload for `callDelegate`, a completion handler's function
         /// for the others.
-        func fits(_ label: String) -> Bool {
-            label == "callDelegate" ? isPayloadZero : firstWord != 0
+        fileprivate func fits(_ known: Case) -> Bool {
+            known == .callDelegate ? isPayloadZero : firstWord != 0
         }
     }
 
-    /// Learns the label of `bytes`' tag from `Mirror`.
-    private static func learn(_ entry: Any, _ bytes: Bytes) -> String {
-        let label = label(of: entry)
-        learned.withLock { $0.labels[bytes.tag] = label }
-        return label
+    /// Learns the case of `bytes`' tag from `Mirror`.
+    private static func learn(_ entry: Any, _ bytes: Bytes) -> Case {
+        let known = Case(label: label(of: entry))
+        learned.withLock { $0.cases[Int(bytes.tag)] = known }
+        return known
     }
 
     private static func markBroken(_ entry: Any) -> Kind? {
@@ -155,18 +173,18 @@ enum TaskRegistryEntry {
     }
 
     private static func readWithMirror(_ entry: Any) -> Kind? {
-        switch label(of: entry) {
-        case "callDelegate":
+        switch Case(label: label(of: entry)) {
+        case .callDelegate:
             return .callDelegate
-        case "dataCompletionHandler", "downloadCompletionHandler":
+        case .completionHandler:
             return .completionHandler(taskDelegate: nil)
-        case "dataCompletionHandlerWithTaskDelegate", "downloadCompletionHandlerWithTaskDelegate":
+        case .completionHandlerWithTaskDelegate:
             // (completion, delegate?)
             let payload = Mirror(reflecting: entry).children.first?.value
             let delegate = payload.flatMap { Mirror(reflecting: $0).children.dropFirst().first?.value }
                 .flatMap { $0 as? any URLSessionTaskDelegate }
             return .completionHandler(taskDelegate: delegate)
-        default:
+        case .unknown:
             return nil
         }
     }
@@ -187,7 +205,11 @@ extension Dictionary: TaskTable where Key == Int {
     fileprivate static func entryBytes(
         at address: UnsafeMutableRawPointer, for taskIdentifier: Int
     ) -> TaskRegistryEntry.Bytes? {
-        address.assumingMemoryBound(to: Self.self).pointee[taskIdentifier].flatMap(TaskRegistryEntry.Bytes.init)
+        // Through an index, never an optional of the (unknown) value type: making that type's metadata cost more
+        // than the lookup.
+        let table = address.assumingMemoryBound(to: Self.self)
+        guard let index = table.pointee.index(forKey: taskIdentifier) else { return nil }
+        return TaskRegistryEntry.Bytes(of: table.pointee.values[index])
     }
 }
 
