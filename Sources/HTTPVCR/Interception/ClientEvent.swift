@@ -26,8 +26,9 @@ enum ClientEvent {
     }
 
     /// What a recorded scene tells the client; nil for the request, which the client made. `fallbackURL` is the
-    /// live request's URL, for recorded responses that have none (read only for responses and hops).
-    init?(_ event: Scene.Event, fallbackURL: @autoclosure () -> URL?) {
+    /// live request's URL, for recorded responses that have none (read only for responses and hops). A function
+    /// rather than an initializer: it borrows the scene's event, which an initializer would take a copy of.
+    static func replaying(_ event: Scene.Event, fallbackURL: @autoclosure () -> URL?) -> ClientEvent? {
         switch event {
         case .request:
             return nil
@@ -35,21 +36,20 @@ enum ClientEvent {
             guard let response = hop.httpURLResponse(fallbackURL: fallbackURL()), let url = URL(string: next.url) else {
                 return nil
             }
-            self = .redirect(response, to: url, method: next.method)
+            return .redirect(response, to: url, method: next.method)
         case let .response(recorded):
             guard let response = recorded.httpURLResponse(fallbackURL: fallbackURL()) else {
-                self = .fail(VCRError.unusableResponseURL(recorded))
-                return
+                return .fail(VCRError.unusableResponseURL(recorded))
             }
-            self = .response(response, setsCookies: recorded.headers.contains {
+            return .response(response, setsCookies: recorded.headers.contains {
                 $0.name.equalsIgnoringASCIICase("Set-Cookie")
             })
         case let .data(data):
-            self = .data(data)
+            return .data(data)
         case let .error(recorded):
-            self = .fail(recorded.foundationError)
+            return .fail(recorded.foundationError)
         case .completion:
-            self = .finish
+            return .finish
         }
     }
 }

@@ -148,7 +148,7 @@ final class Load: @unchecked Sendable {
     }
 
     private func step(for event: Scene.Event, in state: inout State) -> Step {
-        guard let clientEvent = ClientEvent(event, fallbackURL: state.request.url) else { return .nothing }
+        guard let clientEvent = ClientEvent.replaying(event, fallbackURL: state.request.url) else { return .nothing }
         switch clientEvent {
         case let .redirect(hop, _, _):
             guard app.decides, case let .redirect(_, next) = event,

@@ -210,9 +210,9 @@ struct SceneRun: Sequence {
 
         mutating func next() -> Scene.Event? {
             guard let delivery = deliveries.next() else { return nil }
-            // Read in place: copying the scene to take its event would copy its request too.
             guard let position = delivery.scene else { return .completion }
-            return scenes[position].event
+            // Read in place: the array's subscript would copy the whole scene to take its event.
+            return scenes.withUnsafeBufferPointer { $0[position].event }
         }
     }
 }
