@@ -14,10 +14,11 @@ import FoundationNetworking
 extension Load {
     /// What the client end keeps, in the load's state.
     struct ClientEnd {
-        /// The client calls for one event: a body held back until the end, then the event; either may be nil.
-        struct Delivered {
+        /// What of a run the client is told now: its events up to the end, and at the end the body held back
+        /// until then and whether the load ends on a challenge.
+        struct Told {
+            var events: ArraySlice<ClientEvent>
             var body: Data?
-            var event: ClientEvent?
             var endsOnChallenge = false
         }
 
@@ -39,37 +40,41 @@ extension Load {
         /// Set once this load reported a hop: what comes after belongs to the next request's load.
         var relay: RedirectRelay?
 
-        /// What to tell the client of `event` now: a body held back until the end, then the event itself; either
-        /// may be nil. The body goes in one `didLoad` just before the end, or chunk by chunk, or into a download's
-        /// file; what body there is goes before an error; a later response (a retry with credentials) replaces the
-        /// body of an earlier one; nothing goes after the end; redirects are left to the caller.
-        mutating func calls(for event: ClientEvent, route: BodyRoute) -> Delivered {
-            guard !hasEnded else { return Delivered() }
-            switch event {
-            case .redirect:
-                return Delivered()
-            case let .data(data):
-                switch route {
-                case .chunks, .file:
-                    return Delivered(event: event)
-                case .whole, .wholeAndChunksToListener:
-                    if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
-                    guard case .wholeAndChunksToListener = route else { return Delivered() }
-                    return Delivered(event: event)
+        /// What to tell the client of `events` now: nothing once the end was told, else the events up to the end.
+        /// The body is held back for one `didLoad` just before the end (``BodyRoute/whole``), or goes chunk by chunk,
+        /// or into a download's file; what body there is goes before an error; a later response (a retry with
+        /// credentials) replaces the body of an earlier one. ``Load/make(_:_:on:from:)`` leaves out redirects and
+        /// what the route holds back.
+        mutating func take(_ events: ArraySlice<ClientEvent>, route: BodyRoute) -> Told {
+            guard !hasEnded else { return Told(events: events.prefix(0)) }
+            var end = events.endIndex
+            scan: for index in events.indices {
+                switch events[index] {
+                case let .data(data):
+                    switch route {
+                    case .whole, .wholeAndChunksToListener:
+                        if bufferedBody.isEmpty { bufferedBody = data } else { bufferedBody.append(data) }
+                    case .chunks, .file:
+                        break
+                    }
+                case let .response(response, _):
+                    bufferedBody = Data()
+                    endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
+                case .finish, .fail:
+                    hasEnded = true
+                    end = index + 1
+                    break scan
+                case .redirect, .sentBody:
+                    break
                 }
-            case .finish, .fail:
-                hasEnded = true
-                defer { bufferedBody = Data() }
-                return Delivered(
-                    body: bufferedBody.isEmpty ? nil : bufferedBody, event: event, endsOnChallenge: endsOnChallenge
-                )
-            case let .response(response, _):
-                bufferedBody = Data()
-                endsOnChallenge = response.statusCode == 401 && LoaderRules.protectionSpace(of: response) != nil
-                return Delivered(event: event)
-            case .sentBody:
-                return Delivered(event: event)
             }
+            var told = Told(events: events[..<end])
+            if hasEnded {
+                told.body = bufferedBody.isEmpty ? nil : bufferedBody
+                told.endsOnChallenge = endsOnChallenge
+                bufferedBody = Data()
+            }
+            return told
         }
     }
 
@@ -157,18 +162,20 @@ extension Load {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
         // One lock: worked out even when the task turns out not to be live, which it never is again.
-        let told: (VCRURLProtocol, [ClientEnd.Delivered])? = state.withLock { state in
+        let taken: (VCRURLProtocol, ClientEnd.Told)? = state.withLock { state in
             guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
             if ending { state.client.protocolInstance = nil }
-            return (instance, events.map { state.client.calls(for: $0, route: route) })
+            return (instance, state.client.take(events, route: route))
         }
-        guard let (instance, delivered) = told, let client = instance.client, instance.isTaskLive else { return }
-        for calls in delivered { make(calls, on: client, from: instance) }
+        guard let (instance, told) = taken, let client = instance.client, instance.isTaskLive else { return }
+        for event in told.events { make(event, told, on: client, from: instance) }
     }
 
-    /// Makes the calls for one event, on the client's queue.
-    private func make(_ delivered: ClientEnd.Delivered, on client: any URLProtocolClient, from instance: URLProtocol) {
-        guard let event = delivered.event else { return }
+    /// Makes the calls for one event of a run `told` (whose body and challenge go with its end), on the client's
+    /// queue.
+    private func make(
+        _ event: ClientEvent, _ told: ClientEnd.Told, on client: any URLProtocolClient, from instance: URLProtocol
+    ) {
         let platform = app.platform
         switch event {
         case let .response(response, setsCookies):
@@ -190,14 +197,14 @@ extension Load {
         case .redirect:
             break
         case .finish:
-            if let body = delivered.body { client.urlProtocol(instance, didLoad: body) }
+            if let body = told.body { client.urlProtocol(instance, didLoad: body) }
             if case let .file(file) = route {
                 if let error = file.finish() {
                     return client.urlProtocol(instance, didFailWithError: VCRError.downloadNotWritten(file, error))
                 }
                 platform.setDownloadedFile(file.url, of: instance)
             }
-            guard delivered.endsOnChallenge, let task = instance.task,
+            guard told.endsOnChallenge, let task = instance.task,
                   let response = task.response as? HTTPURLResponse,
                   let session = listener?.session ?? platform.session(of: task)
             else { return client.urlProtocolDidFinishLoading(instance) }
@@ -205,7 +212,7 @@ extension Load {
                 client.urlProtocolDidFinishLoading(instance)
             }
         case let .fail(error):
-            if let body = delivered.body { client.urlProtocol(instance, didLoad: body) }
+            if let body = told.body { client.urlProtocol(instance, didLoad: body) }
             if case let .file(file) = route { _ = file.finish() }
             if let task = instance.task { platform.setError(error, on: task) }
             client.urlProtocol(instance, didFailWithError: error)
