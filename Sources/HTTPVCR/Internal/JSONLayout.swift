@@ -59,39 +59,58 @@ struct JSONLayout: Equatable, Sendable {
         self.init(characterNames: name)
     }
 
-    /// The layout an ASCII name names (nil inside when none); nil when the name is not ASCII.
+    /// The layout an ASCII name names (nil inside when none); nil when the name is not ASCII. Without allocating:
+    /// it is read once per structured body.
     private static func layout(asciiName name: UnsafeBufferPointer<UInt8>) -> JSONLayout?? {
         guard name.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var words = name.split(separator: Byte.space, omittingEmptySubsequences: false)[...]
         func isWord(_ word: Slice<UnsafeBufferPointer<UInt8>>, _ text: StaticString) -> Bool {
             word.count == text.utf8CodeUnitCount
                 && word.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
-        guard let first = words.popFirst() else { return .some(nil) }
-        var layout: JSONLayout
-        if isWord(first, "compact") {
-            layout = .compact
-        } else if isWord(first, "spaced") {
-            layout = JSONLayout(spacing: .spaced)
-        } else if isWord(first, "tab") {
-            layout = JSONLayout(spacing: .indented(unit: "\t"))
-        } else {
-            // `Int` reads an optional sign and decimal digits.
-            guard first.count > 6, isWord(first.prefix(6), "indent"),
-                  let count = Int(String(decoding: first.dropFirst(6), as: UTF8.self)), (1...16).contains(count)
-            else { return .some(nil) }
-            layout = JSONLayout(spacing: .indented(unit: String(repeating: " ", count: count)))
-        }
-        for word in words {
-            if isWord(word, "ascii"), !layout.escapesNonASCII, !layout.endsWithNewline {
-                layout.escapesNonASCII = true
-            } else if isWord(word, "newline"), !layout.endsWithNewline {
-                layout.endsWithNewline = true
+        var layout: JSONLayout?
+        var start = 0
+        // The words between single spaces, as `split(omittingEmptySubsequences: false)` gives them.
+        while start <= name.count {
+            var end = start
+            while end < name.count, name[end] != Byte.space { end += 1 }
+            let word = name[start..<end]
+            start = end + 1
+            guard var read = layout else {
+                guard let spacing = spacing(named: word, isWord) else { return .some(nil) }
+                layout = JSONLayout(spacing: spacing)
+                continue
+            }
+            if isWord(word, "ascii"), !read.escapesNonASCII, !read.endsWithNewline {
+                read.escapesNonASCII = true
+            } else if isWord(word, "newline"), !read.endsWithNewline {
+                read.endsWithNewline = true
             } else {
                 return .some(nil)
             }
+            layout = read
         }
         return .some(layout)
+    }
+
+    private static func spacing(
+        named word: Slice<UnsafeBufferPointer<UInt8>>,
+        _ isWord: (Slice<UnsafeBufferPointer<UInt8>>, StaticString) -> Bool
+    ) -> Spacing? {
+        if isWord(word, "compact") { return .compact }
+        if isWord(word, "spaced") { return .spaced }
+        if isWord(word, "tab") { return .indented(unit: "\t") }
+        guard word.count > 6, isWord(word.prefix(6), "indent") else { return nil }
+        // As `Int` reads the count: an optional sign, then decimal digits (a minus sign leaves none in range).
+        var digits = word.dropFirst(6)
+        if digits.first == Byte.plus { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var count = 0
+        for digit in digits {
+            guard (Byte.zero...Byte.nine).contains(digit) else { return nil }
+            count = min(count * 10 + Int(digit - Byte.zero), 100)
+        }
+        guard (1...16).contains(count) else { return nil }
+        return .indented(unit: String(repeating: " ", count: count))
     }
 
     /// The reading of a name by its `Character`s (the reference for ASCII ones, which `JSONLayoutTests` checks).

@@ -85,7 +85,7 @@ import Testing
 
     @Test func nestingCountsTowardTheSameLimit() {
         for (levels, depth) in [(512, 0), (513, 0), (509, 3), (510, 3), (507, 5), (508, 5)] {
-            let text = Array(String(repeating: "[", count: levels).utf8) + Array(String(repeating: "]", count: levels).utf8)
+            let text = Array((String(repeating: "[", count: levels) + String(repeating: "]", count: levels)).utf8)
             #expect(Self.check(text, depth: depth) == (levels + depth <= NestingLimit.maximumDepth))
         }
     }
@@ -100,13 +100,15 @@ import Testing
     /// Layout names read from their bytes as from their `Character`s.
     @Test func layoutNamesReadAsByTheirCharacters() {
         var names = [
-            "", " ", "compact", "compact ", " compact", "compact  ascii", "compact ascii ascii", "compact newline ascii",
-            "compact ascii newline", "indent", "indent0", "indent1", "indent16", "indent17", "indent+2", "indent-2",
-            "indent02", "indent 2", "indent2x", "Indent2", "tab", "tab ascii", "tabs", "spaced newline newline",
-            "spaced\tascii", "caf\u{e9}", "compact\u{301}", "indent\u{0662}", "\u{212A}", "compact\r\nascii",
+            "", " ", "compact", "compact ", " compact", "compact  ascii", "compact ascii ascii",
+            "compact newline ascii", "compact ascii newline", "indent", "indent0", "indent1", "indent16", "indent17",
+            "indent+2", "indent-2", "indent02", "indent 2", "indent2x", "Indent2", "tab", "tab ascii", "tabs",
+            "spaced newline newline", "spaced\tascii", "indent+", "indent+16", "indent-0", "indent 16", "indent16 ",
+            "indent00000000000000000000016", "indent99999999999999999999", "indent１", "indent٢", "caf\u{e9}",
+            "compact\u{301}", "indent\u{0662}", "\u{212A}", "compact\r\nascii",
         ]
         var random = SplitMix64(seed: 3)
-        let words = ["compact", "spaced", "tab", "indent", "indent2", "ascii", "newline", "1", "+", " ", "", "x"]
+        let words = ["compact", "spaced", "tab", "indent", "indent2", "indent016", "ascii", "newline", "1", "+", "", "x"]
         for _ in 0..<2_000 {
             names.append((0..<random.within(1...4)).map { _ in words[random.below(words.count)] }.joined(separator: " "))
         }
@@ -133,7 +135,8 @@ import Testing
         }
         for text in texts { #expect(Self.check(text), "\(String(decoding: text, as: UTF8.self))") }
         var accepted = 0
-        let noise: [UInt8] = Array(#" "\,:[]{}0-.eE+u/bntDdcA9x"#.utf8) + [0x00, 0x09, 0x0A, 0x0D, 0x7F, 0x80, 0xC3, 0xED, 0xF0]
+        let noise: [UInt8] = Array(#" "\,:[]{}0-.eE+u/bntDdcA9x"#.utf8)
+            + [0x00, 0x09, 0x0A, 0x0D, 0x7F, 0x80, 0xC3, 0xED, 0xF0]
         for index in 0..<6_000 {
             var text = texts[index % texts.count]
             for _ in 0...random.below(3) {
@@ -168,8 +171,11 @@ import Testing
                 bodies.append(try #require(expected))
                 let named = layout == .compact && random.below(2) == 0 ? "" : #", "dataLayout": "\#(layout.name)""#
                 if index == 0 {
-                    scenes.append(#"{"chapter": 1, "time": 0, "request": {"method": "POST", "url": "https://a.example/", "headers": {}, "body": \#(body), "bodyLayout": "\#(layout.name)"}}"#)
-                    scenes.append(#"{"chapter": 1, "time": 0, "response": {"url": "https://a.example/", "status": 200, "httpVersion": "HTTP/1.1", "headers": {}}}"#)
+                    let url = #""url": "https://a.example/""#
+                    scenes.append(#"{"chapter": 1, "time": 0, "request": {"method": "POST", \#(url), "headers": {}, "#
+                        + #""body": \#(body), "bodyLayout": "\#(layout.name)"}}"#)
+                    scenes.append(#"{"chapter": 1, "time": 0, "response": {\#(url), "status": 200, "#
+                        + #""httpVersion": "HTTP/1.1", "headers": {}}}"#)
                 } else {
                     scenes.append(#"{"chapter": 1, "time": 0, "data": \#(body)\#(named)}"#)
                 }
@@ -200,7 +206,8 @@ import Testing
 
     static let strings = [
         "", "a", "caf\u{e9}", "\u{1F600}", "line\nbreak", "tab\t\"quote\" \\", "\u{01}\u{7F}\u{00}", "/slash",
-        "\u{08}\u{0C}\r", "e\u{301}", "\u{2028}\u{FEFF}", "\u{FFFF}\u{10FFFF}", "中文", "dup", String(repeating: "x", count: 40),
+        "\u{08}\u{0C}\r", "e\u{301}", "\u{2028}\u{FEFF}", "\u{FFFF}\u{10FFFF}", "中文", "dup",
+        String(repeating: "x", count: 40),
     ]
     static let numbers = ["0", "-0", "1.0", "1e5", "1E+5", "2E-7", "-12.50", "0.0", "123456789012345678901234567890"]
 
