@@ -142,6 +142,7 @@ struct WrittenLayoutReader {
         // as a value and written back (the reference) when the fast writer is unsure.
         let start = position
         scratch.removeAll(keepingCapacity: true)
+        if scratch.capacity == 0 { scratch.reserveCapacity(1_024) }
         var relayout = JSONRelayout(bytes: bytes, position: start, depth: depth, layout: lastLayout)
         var value: JSONValue?
         if relayout.write(into: &scratch) {
