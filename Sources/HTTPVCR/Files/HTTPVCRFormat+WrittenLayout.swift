@@ -31,6 +31,8 @@ struct WrittenLayoutReader {
     var lastLayout = JSONLayout.compact
     /// Room for a structured body's bytes, kept from one body to the next.
     var scratch: [UInt8] = []
+    /// The last layout name read and its layout: the next body most often names the same.
+    var lastNamedLayout: (name: [UInt8], layout: JSONLayout)?
 
     mutating func document() throws(NotTheLayout) -> Tape {
         try expect(Byte.openBrace)
@@ -156,8 +158,14 @@ struct WrittenLayoutReader {
         var layout = JSONLayout.compact
         let afterValue = position
         if (try? nextKey(layoutKey)) != nil {
-            guard let named = JSONLayout(name: try string()) else { throw NotTheLayout() }
-            layout = named
+            if let known = lastNamedLayout, try skipString(equalTo: known.name) {
+                layout = known.layout
+            } else {
+                let name = try string()
+                guard let named = JSONLayout(name: name) else { throw NotTheLayout() }
+                layout = named
+                lastNamedLayout = (Array(name.utf8), named)
+            }
         } else {
             position = afterValue
         }

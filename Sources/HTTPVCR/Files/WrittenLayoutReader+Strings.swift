@@ -36,6 +36,16 @@ extension WrittenLayoutReader {
         return string
     }
 
+    /// Whether the next string is `known`'s bytes as they are, without escapes: passed over when it is, left
+    /// where it is when not.
+    mutating func skipString(equalTo known: [UInt8]) throws(NotTheLayout) -> Bool {
+        let start = position
+        let token = try stringToken()
+        if !token.hasEscapes, token.bytes.elementsEqual(known) { return true }
+        position = start
+        return false
+    }
+
     /// A text body: the string's bytes, as `Data(text.utf8)` has them.
     mutating func text() throws(NotTheLayout) -> Data {
         let token = try stringToken()

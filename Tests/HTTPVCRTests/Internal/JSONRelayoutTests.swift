@@ -209,6 +209,41 @@ import Testing
         }
     }
 
+    /// The reader keeps the last layout name it read: a name written with an escape, another name, or no name
+    /// at all are still read as such, and a name that is not one after a good one still sends the file to the
+    /// decoder, which names it.
+    @Test func layoutNamesFromBodyToBody() throws {
+        func file(_ layouts: [String?]) -> Data {
+            let scenes = layouts.map { layout in
+                let named = layout.map { #", "dataLayout": "\#($0)""# } ?? ""
+                return #"{"chapter": 1, "time": 0, "data": {"a": ["é", 1.0]}\#(named)}"#
+            }
+            let request = #"{"chapter": 1, "time": 0, "request": {"method": "GET", "url": "https://a.example/", "#
+                + #""headers": {}}}"#
+            return Data((#"{"format": "HTTPVCR", "version": 1, "scenes": [\#(request), "#
+                + scenes.joined(separator: ", ") + "]}").utf8)
+        }
+        let names: [String?] = ["spaced", #"sp\u0061ced"#, "spaced", nil, "spaced ascii", "spaced", "indent2 newline"]
+        let data = file(names)
+        let tape = try #require(HTTPVCRFormat.tape(readingWrittenLayout: data))
+        #expect(CassetteFile.writtenLayoutDisagreement(data) == nil)
+        let chunks = try #require(tape.interactions.first?.chunks).map { String(decoding: $0, as: UTF8.self) }
+        #expect(chunks == [
+            #"{"a": ["é", 1.0]}"#, #"{"a": ["é", 1.0]}"#, #"{"a": ["é", 1.0]}"#, #"{"a":["é",1.0]}"#,
+            #"{"a": ["\u00e9", 1.0]}"#, #"{"a": ["é", 1.0]}"#, "{\n  \"a\": [\n    \"é\",\n    1.0\n  ]\n}\n",
+        ])
+        for bad in ["", "spaced ", "Spaced"] {
+            let data = file(["spaced", "spaced", bad])
+            #expect(HTTPVCRFormat.tape(readingWrittenLayout: data) == nil)
+            #expect {
+                try CassetteFile.decode(data, path: "names.json")
+            } throws: { error in
+                (error as? VCRError)?.message.hasPrefix("Malformed cassette names.json: scenes[3].dataLayout: expected")
+                    == true
+            }
+        }
+    }
+
     static let strings = [
         "", "a", "caf\u{e9}", "\u{1F600}", "line\nbreak", "tab\t\"quote\" \\", "\u{01}\u{7F}\u{00}", "/slash",
         "\u{08}\u{0C}\r", "e\u{301}", "\u{2028}\u{FEFF}", "\u{FFFF}\u{10FFFF}", "中文", "dup",
