@@ -181,7 +181,7 @@ struct WrittenLayoutReader {
         }
         if let value { return Data(layout.bytes(of: value)) }
         if layout.endsWithNewline { scratch.append(Byte.lineFeed) }
-        return Data(scratch)
+        return scratch.withUnsafeBufferPointer { Data(buffer: $0) }
     }
 
     private mutating func response(urlSameAs requestURL: String?) throws(NotTheLayout) -> RecordedResponse {
