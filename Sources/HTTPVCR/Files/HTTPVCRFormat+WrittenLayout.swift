@@ -27,6 +27,12 @@ struct WrittenLayoutReader {
 
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
+    /// The layout of the last structured body read, which the next is first written in.
+    var lastLayout = JSONLayout.compact
+    /// Room for a structured body's bytes, kept from one body to the next.
+    var scratch: [UInt8] = []
+    /// The last layout name read and its layout: the next body most often names the same.
+    var lastNamedLayout: (name: [UInt8], layout: JSONLayout)?
 
     mutating func document() throws(NotTheLayout) -> Tape {
         try expect(Byte.openBrace)
@@ -133,18 +139,49 @@ struct WrittenLayoutReader {
         guard position < bytes.count, bytes[position] == Byte.openBrace || bytes[position] == Byte.openBracket else {
             return try text()
         }
-        var json = LosslessJSONReader(bytes: bytes, position: position, depth: depth)
-        guard let value = try? json.value() else { throw NotTheLayout() }
-        position = json.position
+        // The layout comes after the structure: it is written in the last body's layout, most often the same,
+        // straight from the file's text (``JSONRelayout``); written again when the layout differs, and read
+        // as a value and written back (the reference) when the fast writer is unsure.
+        let start = position
+        scratch.removeAll(keepingCapacity: true)
+        if scratch.capacity == 0 { scratch.reserveCapacity(1_024) }
+        var relayout = JSONRelayout(bytes: bytes, position: start, depth: depth, layout: lastLayout)
+        var value: JSONValue?
+        if relayout.write(into: &scratch) {
+            position = relayout.position
+        } else {
+            var json = LosslessJSONReader(bytes: bytes, position: start, depth: depth)
+            guard let read = try? json.value() else { throw NotTheLayout() }
+            value = read
+            position = json.position
+        }
         var layout = JSONLayout.compact
         let afterValue = position
         if (try? nextKey(layoutKey)) != nil {
-            guard let named = JSONLayout(name: try string()) else { throw NotTheLayout() }
-            layout = named
+            if let known = lastNamedLayout, try skipString(equalTo: known.name) {
+                layout = known.layout
+            } else {
+                let name = try string()
+                guard let named = JSONLayout(name: name) else { throw NotTheLayout() }
+                layout = named
+                lastNamedLayout = (Array(name.utf8), named)
+            }
         } else {
             position = afterValue
         }
-        return Data(layout.bytes(of: value))
+        lastLayout = layout
+        if value == nil, !relayout.wroteSame(as: layout) {
+            scratch.removeAll(keepingCapacity: true)
+            relayout = JSONRelayout(bytes: bytes, position: start, depth: depth, layout: layout)
+            if !relayout.write(into: &scratch) {
+                var json = LosslessJSONReader(bytes: bytes, position: start, depth: depth)
+                guard let read = try? json.value() else { throw NotTheLayout() }
+                value = read
+            }
+        }
+        if let value { return Data(layout.bytes(of: value)) }
+        if layout.endsWithNewline { scratch.append(Byte.lineFeed) }
+        return scratch.withUnsafeBufferPointer { Data(buffer: $0) }
     }
 
     private mutating func response(urlSameAs requestURL: String?) throws(NotTheLayout) -> RecordedResponse {

@@ -36,6 +36,16 @@ extension WrittenLayoutReader {
         return string
     }
 
+    /// Whether the next string is `known`'s bytes as they are, without escapes: passed over when it is, left
+    /// where it is when not.
+    mutating func skipString(equalTo known: [UInt8]) throws(NotTheLayout) -> Bool {
+        let start = position
+        let token = try stringToken()
+        if !token.hasEscapes, token.bytes.elementsEqual(known) { return true }
+        position = start
+        return false
+    }
+
     /// A text body: the string's bytes, as `Data(text.utf8)` has them.
     mutating func text() throws(NotTheLayout) -> Data {
         let token = try stringToken()
@@ -69,7 +79,7 @@ extension WrittenLayoutReader {
         var hasEscapes = false
         var isASCII = true
         while true {
-            index += Self.plainASCIIPrefix(of: bytes, from: index)
+            index += Byte.plainStringPrefix(of: bytes, from: index)
             guard index < bytes.count else { throw NotTheLayout() }
             let byte = bytes[index]
             if byte == Byte.quote { break }
@@ -86,34 +96,6 @@ extension WrittenLayoutReader {
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
         if !isASCII && !Self.isWellFormedUTF8(raw) { throw NotTheLayout() }
         return StringToken(bytes: raw, hasEscapes: hasEscapes)
-    }
-
-    /// How many bytes from `start` are printable ASCII other than `"` and `\`, the bulk of any string: eight at a
-    /// time, as this reads every byte of every body.
-    private static func plainASCIIPrefix(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard start < bytes.count, let base = bytes.baseAddress else { return 0 }
-        let lows: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        /// A high bit in each byte of `word` that is zero (exact as to whether there is one).
-        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- lows) & ~word & highs }
-        var index = start
-        while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let special = (word & highs)  // non-ASCII
-                | ((word &- lows &* 0x20) & ~word & highs)  // below 0x20
-                | zeroBytes(word ^ (lows &* UInt64(Byte.quote)))
-                | zeroBytes(word ^ (lows &* UInt64(Byte.backslash)))
-            // The lowest flagged byte is exact for each test (a borrow only flags bytes above a true one), so it
-            // is the first byte that ends the run.
-            if special != 0 { return index + special.trailingZeroBitCount / 8 - start }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte >= Byte.space, byte < 0x80, byte != Byte.quote, byte != Byte.backslash else { break }
-            index += 1
-        }
-        return index - start
     }
 
     /// Writes what an escaped string stands for into `output` (at least as long as `raw`); returns the count.

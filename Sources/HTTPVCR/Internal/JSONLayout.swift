@@ -48,6 +48,73 @@ struct JSONLayout: Equatable, Sendable {
     /// The layout a cassette names; nil for a name that is not one (words other than the spacing and the two
     /// modifiers, either given twice, or no spacing).
     init?(name: String) {
+        var name = name
+        // ASCII names (all that are valid but for look-alikes) are read from their bytes: splitting into
+        // `Character`s cost a third of reading a structured body.
+        if let layout = name.withUTF8({ Self.layout(asciiName: $0) }) {
+            guard let read = layout else { return nil }
+            self = read
+            return
+        }
+        self.init(characterNames: name)
+    }
+
+    /// The layout an ASCII name names (nil inside when none); nil when the name is not ASCII. Without allocating:
+    /// it is read once per structured body.
+    private static func layout(asciiName name: UnsafeBufferPointer<UInt8>) -> JSONLayout?? {
+        guard name.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func isWord(_ word: Slice<UnsafeBufferPointer<UInt8>>, _ text: StaticString) -> Bool {
+            word.count == text.utf8CodeUnitCount
+                && word.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        var layout: JSONLayout?
+        var start = 0
+        // The words between single spaces, as `split(omittingEmptySubsequences: false)` gives them.
+        while start <= name.count {
+            var end = start
+            while end < name.count, name[end] != Byte.space { end += 1 }
+            let word = name[start..<end]
+            start = end + 1
+            guard var read = layout else {
+                guard let spacing = spacing(named: word, isWord) else { return .some(nil) }
+                layout = JSONLayout(spacing: spacing)
+                continue
+            }
+            if isWord(word, "ascii"), !read.escapesNonASCII, !read.endsWithNewline {
+                read.escapesNonASCII = true
+            } else if isWord(word, "newline"), !read.endsWithNewline {
+                read.endsWithNewline = true
+            } else {
+                return .some(nil)
+            }
+            layout = read
+        }
+        return .some(layout)
+    }
+
+    private static func spacing(
+        named word: Slice<UnsafeBufferPointer<UInt8>>,
+        _ isWord: (Slice<UnsafeBufferPointer<UInt8>>, StaticString) -> Bool
+    ) -> Spacing? {
+        if isWord(word, "compact") { return .compact }
+        if isWord(word, "spaced") { return .spaced }
+        if isWord(word, "tab") { return .indented(unit: "\t") }
+        guard word.count > 6, isWord(word.prefix(6), "indent") else { return nil }
+        // As `Int` reads the count: an optional sign, then decimal digits (a minus sign leaves none in range).
+        var digits = word.dropFirst(6)
+        if digits.first == Byte.plus { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var count = 0
+        for digit in digits {
+            guard (Byte.zero...Byte.nine).contains(digit) else { return nil }
+            count = min(count * 10 + Int(digit - Byte.zero), 100)
+        }
+        guard (1...16).contains(count) else { return nil }
+        return .indented(unit: String(repeating: " ", count: count))
+    }
+
+    /// The reading of a name by its `Character`s (the reference for ASCII ones, which `JSONLayoutTests` checks).
+    init?(characterNames name: String) {
         let words = name.split(separator: " ", omittingEmptySubsequences: false)
         guard let first = words.first else { return nil }
         switch first {
