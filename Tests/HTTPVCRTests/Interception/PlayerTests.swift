@@ -237,7 +237,7 @@ import Testing
         }
         let playback = Self.playback(chapters: 1)
         let receiver = Recorder()
-        let decision = playback.play(URLRequest(url: URL(string: "http://h/0")!)) { receiver }
+        let decision = playback.play(URLRequest(url: URL(string: "http://h/0")!), to: receiver)
         guard case .replaying = decision else {
             Issue.record("not replayed: \(decision)")
             return
@@ -290,7 +290,7 @@ import Testing
         var expected: [String] = []
         for round in 0..<30 {
             let receiver = receivers[(round * 7) % 3]
-            _ = playback.play(URLRequest(url: URL(string: "http://h/\(round)")!)) { receiver }
+            _ = playback.play(URLRequest(url: URL(string: "http://h/\(round)")!), to: receiver)
             // The response and the completion of each chapter.
             expected += Array(repeating: "\(receiver.name):own queue", count: 2)
         }
