@@ -162,12 +162,12 @@ extension Load {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
         // One lock: worked out even when the task turns out not to be live, which it never is again.
-        let taken: (VCRURLProtocol, ClientEnd.Told)? = state.withLock { state in
+        // Bound straight from the lock's result: a named optional is copied into the bindings, then destroyed.
+        guard let (instance, told) = state.withLock({ state -> (VCRURLProtocol, ClientEnd.Told)? in
             guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
-        }
-        guard let (instance, told) = taken, let client = instance.client, instance.isTaskLive else { return }
+        }), let client = instance.client, instance.isTaskLive else { return }
         for event in told.events { make(event, told, on: client, from: instance) }
     }
 
