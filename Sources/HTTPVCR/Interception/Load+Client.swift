@@ -162,12 +162,12 @@ extension Load {
             return clientQueue.async { [self] in tellOnClientQueue(events, ending: ending) }
         }
         // One lock: worked out even when the task turns out not to be live, which it never is again.
-        let taken: (VCRURLProtocol, ClientEnd.Told)? = state.withLock { state in
+        // Bound straight from the lock's result: a named optional is copied into the bindings, then destroyed.
+        guard let (instance, told) = state.withLock({ state -> (VCRURLProtocol, ClientEnd.Told)? in
             guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
-        }
-        guard let (instance, told) = taken, let client = instance.client, instance.isTaskLive else { return }
+        }), let client = instance.client, instance.isTaskLive else { return }
         for event in told.events { make(event, told, on: client, from: instance) }
     }
 
@@ -176,11 +176,10 @@ extension Load {
     private func make(
         _ event: ClientEvent, _ told: ClientEnd.Told, on client: any URLProtocolClient, from instance: URLProtocol
     ) {
-        let platform = app.platform
         switch event {
         case let .response(response, setsCookies):
             // Cookies first: a completion handler may make the next request as soon as it is told.
-            if setsCookies { CookieJar(for: instance, on: platform)?.store(response) }
+            if setsCookies { CookieJar(for: instance, on: app.platform)?.store(response) }
             if case let .file(file) = route { file.expected = response.expectedContentLength }
             client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
         case let .data(data):
@@ -202,19 +201,19 @@ extension Load {
                 if let error = file.finish() {
                     return client.urlProtocol(instance, didFailWithError: VCRError.downloadNotWritten(file, error))
                 }
-                platform.setDownloadedFile(file.url, of: instance)
+                app.platform.setDownloadedFile(file.url, of: instance)
             }
             guard told.endsOnChallenge, let task = instance.task,
                   let response = task.response as? HTTPURLResponse,
-                  let session = listener?.session ?? platform.session(of: task)
+                  let session = listener?.session ?? app.platform.session(of: task)
             else { return client.urlProtocolDidFinishLoading(instance) }
-            platform.finishWithoutChallenge(task, session: session, response: response) {
+            app.platform.finishWithoutChallenge(task, session: session, response: response) {
                 client.urlProtocolDidFinishLoading(instance)
             }
         case let .fail(error):
             if let body = told.body { client.urlProtocol(instance, didLoad: body) }
             if case let .file(file) = route { _ = file.finish() }
-            if let task = instance.task { platform.setError(error, on: task) }
+            if let task = instance.task { app.platform.setError(error, on: task) }
             client.urlProtocol(instance, didFailWithError: error)
         }
     }

@@ -132,7 +132,7 @@ final class Load: @unchecked Sendable {
             }
         }
         if !told.isEmpty { tellSteps(told) }
-        perform(steps)
+        if !steps.isEmpty { perform(steps) }
     }
 
     private enum Step {

@@ -307,7 +307,9 @@ extension Playback.State {
     /// its own, so that the run before it is not held.
     mutating func nextRun() -> ArraySlice<Delivery>? {
         guard next < pending.count else {
-            pending.removeAll(keepingCapacity: true)
+            // Not keeping the capacity: the run just delivered still shares the buffer (an empty copy would be
+            // allocated), and `queue` takes the next batch's array in its place anyway.
+            pending = []
             next = 0
             isDelivering = false
             return nil

@@ -211,8 +211,10 @@ struct SceneRun: Sequence {
         mutating func next() -> Scene.Event? {
             guard let delivery = deliveries.next() else { return nil }
             guard let position = delivery.scene else { return .completion }
-            // Read in place: the array's subscript would copy the whole scene to take its event.
-            return scenes.withUnsafeBufferPointer { $0[position].event }
+            // The event alone, read in place: through a subscript the whole scene is copied to take its event.
+            return scenes.withUnsafeBufferPointer { scenes in
+                (scenes.baseAddress.unsafelyUnwrapped + position).pointer(to: \.event).unsafelyUnwrapped.pointee
+            }
         }
     }
 }

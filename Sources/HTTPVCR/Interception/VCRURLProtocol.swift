@@ -114,6 +114,8 @@ class VCRURLProtocol: URLProtocol {
     override func startLoading() {
         // Ending the task must not resume an async caller here, on the work queue (see CallerTask).
         let platform = Self.platform
+        // Read once: each read is a call into the loader.
+        let task = self.task
         if let task { platform.resumesCallerOffWorkQueue(task) }
         let notes = CanInitNotes.take(on: platform.currentQueue)
         caller = notes?.caller

@@ -21,7 +21,7 @@ import Darwin
 package struct Locked<State>: @unchecked Sendable {
     private let storage: Storage
 
-    package init(_ state: State) {
+    package init(_ state: consuming State) {
         storage = Storage.make(state)
     }
 
@@ -37,8 +37,10 @@ package struct Locked<State>: @unchecked Sendable {
 
     /// The state as the header, the mutex as the one element: `ManagedBuffer` keeps both at a fixed address.
     private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
-        static func make(_ state: State) -> Storage {
-            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in state }, to: Storage.self)
+        static func make(_ state: consuming State) -> Storage {
+            // Moved in: the closure would otherwise return a copy of the state, and the original be destroyed.
+            var pending = Optional(state)
+            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { mutex in
                 mutex.initialize(to: pthread_mutex_t())
                 pthread_mutex_init(mutex, nil)
