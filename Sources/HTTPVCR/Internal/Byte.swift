@@ -75,3 +75,30 @@ enum Byte {
         return length
     }
 }
+
+extension Byte {
+    /// Where the JSON number at `start` ends, `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`; nil when
+    /// there is none. The readers that keep a number's text as written share it.
+    static func jsonNumberEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var position = start
+        func digits() -> Int {
+            let first = position
+            while position < bytes.count, (zero...nine).contains(bytes[position]) { position += 1 }
+            return position - first
+        }
+        if position < bytes.count, bytes[position] == minus { position += 1 }
+        let integerStart = position
+        let integerDigits = digits()
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != zero else { return nil }
+        if position < bytes.count, bytes[position] == dot {
+            position += 1
+            guard digits() > 0 else { return nil }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < bytes.count, bytes[position] == plus || bytes[position] == minus { position += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        return position
+    }
+}

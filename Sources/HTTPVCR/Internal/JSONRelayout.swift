@@ -129,29 +129,11 @@ struct JSONRelayout {
         position += count
     }
 
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, copied as written.
+    /// A number, copied as written (``Byte/jsonNumberEnd(in:from:)``).
     private mutating func number(into output: inout [UInt8]) throws(Unsure) {
-        let start = position
-        if position < bytes.count, bytes[position] == Byte.minus { position += 1 }
-        let integerStart = position
-        let integerDigits = digits()
-        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != Byte.zero else { throw Unsure() }
-        if position < bytes.count, bytes[position] == Byte.dot {
-            position += 1
-            guard digits() > 0 else { throw Unsure() }
-        }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            position += 1
-            if position < bytes.count, bytes[position] == Byte.plus || bytes[position] == Byte.minus { position += 1 }
-            guard digits() > 0 else { throw Unsure() }
-        }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
-    }
-
-    private mutating func digits() -> Int {
-        let start = position
-        while position < bytes.count, (Byte.zero...Byte.nine).contains(bytes[position]) { position += 1 }
-        return position - start
+        guard let end = Byte.jsonNumberEnd(in: bytes, from: position) else { throw Unsure() }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<end]))
+        position = end
     }
 
     /// A string literal at `position` (its opening quote), escaped again as `JSONLayout.writeString` escapes.

@@ -122,29 +122,11 @@ struct LosslessJSONReader {
         position += count
     }
 
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as written.
+    /// A number, as written (``Byte/jsonNumberEnd(in:from:)``).
     private mutating func number() throws(Invalid) -> String {
-        let start = position
-        if position < bytes.count, bytes[position] == Byte.minus { position += 1 }
-        let integerStart = position
-        let integerDigits = digits()
-        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != Byte.zero else { throw Invalid() }
-        if position < bytes.count, bytes[position] == Byte.dot {
-            position += 1
-            guard digits() > 0 else { throw Invalid() }
-        }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            position += 1
-            if position < bytes.count, bytes[position] == Byte.plus || bytes[position] == Byte.minus { position += 1 }
-            guard digits() > 0 else { throw Invalid() }
-        }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-    }
-
-    private mutating func digits() -> Int {
-        let start = position
-        while position < bytes.count, (Byte.zero...Byte.nine).contains(bytes[position]) { position += 1 }
-        return position - start
+        guard let end = Byte.jsonNumberEnd(in: bytes, from: position) else { throw Invalid() }
+        defer { position = end }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
     }
 
     /// A string literal at `position` (its opening quote), unescaped.
