@@ -211,10 +211,9 @@ struct SceneRun: Sequence {
         mutating func next() -> Scene.Event? {
             guard let delivery = deliveries.next() else { return nil }
             guard let position = delivery.scene else { return .completion }
-            // The event alone, read in place: through a subscript the whole scene is copied to take its event.
-            return scenes.withUnsafeBufferPointer { scenes in
-                (scenes.baseAddress.unsafelyUnwrapped + position).pointer(to: \.event).unsafelyUnwrapped.pointee
-            }
+            // Bounds-checked: reading the event through a raw pointer saved a few hundred instructions (a copy of
+            // the whole scene) at the price of a position nothing checks.
+            return scenes[position].event
         }
     }
 }
