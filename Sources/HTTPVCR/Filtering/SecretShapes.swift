@@ -142,10 +142,11 @@ package enum SecretShapes {
         var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)
         for shape in shapes {
             for anchor in shape.anchors {
-                let firsts = shape.anchorsIgnoreCase ? [anchor[0], otherCase(anchor[0])].compactMap { $0 } : [anchor[0]]
-                let seconds = shape.anchorsIgnoreCase ? [anchor[1], otherCase(anchor[1])].compactMap { $0 } : [anchor[1]]
-                for first in firsts {
-                    for second in seconds {
+                func spellings(_ byte: UInt8) -> [UInt8] {
+                    shape.anchorsIgnoreCase ? [byte, otherCase(byte)].compactMap { $0 } : [byte]
+                }
+                for first in spellings(anchor[0]) {
+                    for second in spellings(anchor[1]) {
                         let pair = Int(first) << 8 | Int(second)
                         bits[pair >> 6] |= 1 << UInt64(pair & 63)
                     }

@@ -8,9 +8,9 @@ import FoundationNetworking
 /// platform), and nothing once the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
 ///
 /// Each event becomes the client calls the loader's own protocol would make, along the load's ``BodyRoute``: to the
-/// client, and to whoever else listens to the task (``ListenerCalls``), or into a download's file. A redirect hop is reported only where the loader takes hops
-/// (``RedirectHandling/reportToClient``); the rest of the chapter then goes to the load of the protocol the loader
-/// starts for the next request, through a ``RedirectRelay``.
+/// client, and to whoever else listens to the task (``ListenerCalls``), or into a download's file. A redirect hop is
+/// reported only where the loader takes hops (``RedirectHandling/reportToClient``); the rest of the chapter then goes
+/// to the load of the protocol the loader starts for the next request, through a ``RedirectRelay``.
 extension Load {
     /// What the client end keeps, in the load's state.
     struct ClientEnd {

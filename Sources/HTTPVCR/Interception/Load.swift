@@ -128,7 +128,11 @@ final class Load: @unchecked Sendable {
                     continue
                 }
                 let step = self.step(for: event, in: &state)
-                if steps.isEmpty, case let .tell(event) = step { told.append(event) } else { steps.append(step) }
+                if steps.isEmpty, case let .tell(clientEvent) = step {
+                    told.append(clientEvent)
+                } else {
+                    steps.append(step)
+                }
             }
         }
         if !told.isEmpty { tellSteps(told) }
@@ -436,14 +440,5 @@ final class Load: @unchecked Sendable {
     private func finishPart(_ event: ClientEvent) {
         state.withLock { $0.isDeciding = false; $0.end = nil }
         tellClient(event)
-    }
-}
-
-extension URLError {
-    /// The error the loader ends a load with after ``LoaderRules/redirectLimit`` hops.
-    static func tooManyRedirects(_ url: URL?) -> URLError {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: "too many HTTP redirects"]
-        if let url { info[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.httpTooManyRedirects, userInfo: info)
     }
 }

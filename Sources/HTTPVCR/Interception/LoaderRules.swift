@@ -131,3 +131,12 @@ final class DelegateAnsweredChallenge: NSObject, URLAuthenticationChallengeSende
     func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
     func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
 }
+
+extension URLError {
+    /// The error the loader ends a load with after ``LoaderRules/redirectLimit`` hops.
+    static func tooManyRedirects(_ url: URL?) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: "too many HTTP redirects"]
+        if let url { info[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.httpTooManyRedirects, userInfo: info)
+    }
+}

@@ -40,7 +40,8 @@ package struct Locked<State>: @unchecked Sendable {
         static func make(_ state: consuming State) -> Storage {
             // Moved in: the closure would otherwise return a copy of the state, and the original be destroyed.
             var pending = Optional(state)
-            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }, to: Storage.self)
+            let made = create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }
+            let storage = unsafeDowncast(made, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { mutex in
                 mutex.initialize(to: pthread_mutex_t())
                 pthread_mutex_init(mutex, nil)
