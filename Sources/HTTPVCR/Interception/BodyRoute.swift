@@ -26,9 +26,9 @@ struct ListenerCalls: @unchecked Sendable {
     let delegate: any URLSessionTaskDelegate
 
     /// nil when nobody listens.
-    init?(_ app: AppSession, listener: TaskListener) {
+    init?(session: URLSession?, task: URLSessionTask?, listener: TaskListener) {
         // The delegate first: most tasks have none, and then session and task are not retained for nothing.
-        guard let delegate = listener.delegate, let session = app.session, let task = app.task else { return nil }
+        guard let delegate = listener.delegate, let session, let task else { return nil }
         self.session = session
         self.task = task
         self.delegate = delegate

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// An upload whose body the loader keeps from URL protocols (Apple platforms: ``AppSession/Sent/hidesBody``).
+/// An upload whose body the loader keeps from URL protocols (Apple platforms: ``Load/Sent/hidesBody``).
 ///
 /// It replays from the tape wherever nothing needs the body, and is refused, unsent, where something does: a
 /// recording (the server would get no body, the tape would keep none), a request HTTPVCR would send on itself

@@ -104,13 +104,13 @@ extension Load {
         guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.client.protocolInstance }) else {
             return
         }
-        CookieJar(for: instance, on: app.platform)?.store(response)
+        CookieJar(for: instance, on: platform)?.store(response)
     }
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
     func addingCookies(to request: URLRequest) -> URLRequest {
         guard let instance = state.withLock({ $0.client.protocolInstance }),
-              let jar = CookieJar(for: instance, on: app.platform)
+              let jar = CookieJar(for: instance, on: platform)
         else {
             return request
         }
@@ -179,7 +179,7 @@ extension Load {
         switch event {
         case let .response(response, setsCookies):
             // Cookies first: a completion handler may make the next request as soon as it is told.
-            if setsCookies { CookieJar(for: instance, on: app.platform)?.store(response) }
+            if setsCookies { CookieJar(for: instance, on: platform)?.store(response) }
             if case let .file(file) = route { file.expected = response.expectedContentLength }
             client.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
         case let .data(data):
@@ -201,19 +201,19 @@ extension Load {
                 if let error = file.finish() {
                     return client.urlProtocol(instance, didFailWithError: VCRError.downloadNotWritten(file, error))
                 }
-                app.platform.setDownloadedFile(file.url, of: instance)
+                platform.setDownloadedFile(file.url, of: instance)
             }
             guard told.endsOnChallenge, let task = instance.task,
                   let response = task.response as? HTTPURLResponse,
-                  let session = listener?.session ?? app.platform.session(of: task)
+                  let session
             else { return client.urlProtocolDidFinishLoading(instance) }
-            app.platform.finishWithoutChallenge(task, session: session, response: response) {
+            platform.finishWithoutChallenge(task, session: session, response: response) {
                 client.urlProtocolDidFinishLoading(instance)
             }
         case let .fail(error):
             if let body = told.body { client.urlProtocol(instance, didLoad: body) }
             if case let .file(file) = route { _ = file.finish() }
-            if let task = instance.task { app.platform.setError(error, on: task) }
+            if let task = instance.task { platform.setError(error, on: task) }
             client.urlProtocol(instance, didFailWithError: error)
         }
     }

@@ -51,6 +51,6 @@ extension Load {
         func whenStopped(_ action: @escaping @Sendable () -> Void) { load.whenStopped(action) }
 
         /// How long the app's session lets `request` wait.
-        func timeout(of request: URLRequest) -> TimeInterval { load.app.timeout(of: request) }
+        func timeout(of request: URLRequest) -> TimeInterval { load.timeout(of: request) }
     }
 }

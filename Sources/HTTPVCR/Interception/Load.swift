@@ -9,7 +9,7 @@ import FoundationNetworking
 /// retry with credentials). Each is matched on the cassette like any other and replayed, recorded or refused
 /// (``send(_:)``). Between them the loader asks the app, and so does the load: at a redirect hop, at a final 3xx
 /// (recorded where the app refused to follow) and at a 401 that asks for credentials, the app's delegate is asked
-/// on the session's delegate queue (``AppSession``), and its answer decides what comes next, replaying as recording.
+/// on the session's delegate queue (`Load+Session.swift`), and its answer decides what comes next, replaying as recording.
 ///
 /// Each request is one ``Part``: the receiver of its replayed scenes, or where its recording's events come in. When
 /// the app takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the
@@ -21,7 +21,10 @@ import FoundationNetworking
 final class Load: @unchecked Sendable {
     /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
     let cassette: Cassette?
-    let app: AppSession
+    /// The task and its session, where the platform shows it (`Load+Session.swift`: what the session decides).
+    let task: URLSessionTask?
+    let session: URLSession?
+    let platform: any LoaderPlatform
     /// The task's request as the app made it: a retry with credentials starts again from it.
     private let original: URLRequest
     /// Captured in `startLoading`, on the queue client callbacks must use.
@@ -62,16 +65,20 @@ final class Load: @unchecked Sendable {
 
     /// Make in `startLoading`: it captures where the client is to be called.
     init(
-        _ protocolInstance: VCRURLProtocol, cassette: Cassette?, app: AppSession, redirectHandling: RedirectHandling,
-        caller: CallerTask?
+        _ protocolInstance: VCRURLProtocol, task: URLSessionTask?, platform: any LoaderPlatform, cassette: Cassette?,
+        redirectHandling: RedirectHandling, caller: CallerTask?
     ) {
         self.cassette = cassette
-        self.app = app
+        self.task = task
+        self.platform = platform
+        let session = task.flatMap(platform.session(of:))
+        self.session = session
         self.original = protocolInstance.request
-        let listener = app.listener()
-        self.route = app.platform.bodyRoute(for: app.task, listener: listener)
-        self.listener = ListenerCalls(app, listener: listener)
-        self.clientQueue = app.platform.clientQueue()
+        var listener = TaskListener.none
+        if let task, let session { listener = platform.listener(of: task, in: session) }
+        self.route = platform.bodyRoute(for: task, listener: listener)
+        self.listener = ListenerCalls(session: session, task: task, listener: listener)
+        self.clientQueue = platform.clientQueue()
         self.redirectHandling = redirectHandling
         self.caller = caller
         self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
@@ -88,7 +95,7 @@ final class Load: @unchecked Sendable {
     /// credentials): with the session's headers, matched on the cassette and replayed, recorded or refused like any
     /// other. Starts a new part.
     private func sendNext(_ request: URLRequest) {
-        let live = app.addingSessionHeaders(to: request)
+        let live = addingSessionHeaders(to: request)
         let part = state.withLock { state in
             state.part += 1
             state.request = request
@@ -155,7 +162,7 @@ final class Load: @unchecked Sendable {
         guard let clientEvent = ClientEvent.replaying(event, fallbackURL: state.request.url) else { return .nothing }
         switch clientEvent {
         case let .redirect(hop, _, _):
-            guard app.decides, case let .redirect(_, next) = event,
+            guard decides, case let .redirect(_, next) = event,
                   let proposed = LoaderRules.redirect(from: state.request, by: hop)
             else { return .tell(clientEvent) }
             state.isDeciding = true
@@ -185,7 +192,7 @@ final class Load: @unchecked Sendable {
     private func responded(
         _ response: HTTPURLResponse, _ event: ClientEvent, in state: inout State, replaying: Bool
     ) -> Step {
-        guard app.decides else { return .tell(event) }
+        guard decides else { return .tell(event) }
         if response.statusCode == 401, let space = LoaderRules.protectionSpace(of: response) {
             state.end = .challenge(response, space)
             return .tell(event)
@@ -266,7 +273,7 @@ final class Load: @unchecked Sendable {
 
     /// Whether the app's answer at a hop is the request the tape went on with: matched as the cassette matches.
     private func followsTape(_ answer: URLRequest, next: RecordedRequest) -> Bool {
-        guard let cassette, let filtered = cassette.filtered(app.addingSessionHeaders(to: answer)) else { return false }
+        guard let cassette, let filtered = cassette.filtered(addingSessionHeaders(to: answer)) else { return false }
         let live = RequestParts(filtered)
         let recorded = RequestParts(next)
         return cassette.configuration.matchers.allSatisfy { $0.matches(live, recorded) }
@@ -336,7 +343,7 @@ final class Load: @unchecked Sendable {
     /// session's storage, as the loader does once it worked.
     private func keepCredential() {
         guard let (space, credential) = state.withLock({ $0.lastCredential }),
-              let storage = app.session?.configuration.urlCredentialStorage, let task = app.task
+              let storage = session?.configuration.urlCredentialStorage, let task
         else { return }
         storage.set(credential, for: space, task: task)
     }
@@ -347,7 +354,7 @@ final class Load: @unchecked Sendable {
     func recordingRedirected(
         _ hop: HTTPURLResponse, proposed: URLRequest, in part: Int, _ answer: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard app.decides else {
+        guard decides else {
             // The loader asks its delegates itself (Apple's): the client end reports the hop, and the recording follows.
             if let target = proposed.url { tellClient(.redirect(hop, to: target, method: proposed.httpMethod)) }
             return answer(addingCookies(to: proposed))
@@ -357,75 +364,13 @@ final class Load: @unchecked Sendable {
         askAboutRedirect(hop, proposed: proposal) { [self] next in
             guard let next else { return answer(nil) }
             state.withLock { $0.request = next; $0.redirects += 1 }
-            answer(app.addingSessionHeaders(to: next))
-        }
-    }
-
-    // MARK: Asking the app
-
-    /// Runs `body` once what the client was told before has been told: delegate calls the client makes go to the
-    /// delegate queue then, and a question to the delegate must come after them.
-    private func afterToldSoFar(_ body: @escaping @Sendable () -> Void) {
-        if isOnClientQueue { body() } else { onClientQueue(body) }
-    }
-
-    /// Asks the app's delegate what to do at a redirect, as the loader would; without one, follows it with the
-    /// cookies the session stored for its URL.
-    private func askAboutRedirect(
-        _ hop: HTTPURLResponse, proposed: URLRequest, _ answer: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        guard let decider = app.decider, let session = app.session, let task = app.task else {
-            return answer(addingCookies(to: proposed))
-        }
-        afterToldSoFar { [app] in
-            app.onDelegateQueue {
-                DelegateCalls.willPerformRedirection(
-                    decider, session: session, task: task, response: hop, proposed: proposed, answer: answer
-                )
-            }
-        }
-    }
-
-    /// Asks the app's delegate for credentials, as the loader does when a load ends on a 401 that asks for them
-    /// (without a delegate: the credential the session's storage proposes), and goes on with its answer: a retry
-    /// carrying the credential, the 401 as the outcome, or a cancellation.
-    private func askAboutChallenge(_ response: HTTPURLResponse, space: URLProtectionSpace) {
-        let (failures, last) = state.withLock { ($0.challenges, $0.lastCredential) }
-        let stored = LoaderRules.storedCredential(for: space, in: app.session?.configuration.urlCredentialStorage)
-        // Tried already: the loader does not offer it again.
-        let proposed = last?.credential == stored ? nil : stored
-        let challenge = URLAuthenticationChallenge(
-            protectionSpace: space,
-            proposedCredential: proposed,
-            previousFailureCount: failures,
-            failureResponse: response,
-            error: nil,
-            sender: DelegateAnsweredChallenge()
-        )
-        let decide: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { [self] disposition, credential in
-            switch disposition {
-            case .useCredential:
-                retry(with: credential, for: space)
-            case .performDefaultHandling:
-                retry(with: proposed, for: space)
-            default:
-                // The loader cancels the task.
-                finishPart(.fail(URLError.cancelled(response.url)))
-            }
-        }
-        guard let decider = app.decider, let session = app.session, let task = app.task else {
-            return decide(.performDefaultHandling, nil)
-        }
-        afterToldSoFar { [app] in
-            app.onDelegateQueue {
-                DelegateCalls.didReceive(challenge, delegate: decider, session: session, task: task, answer: decide)
-            }
+            answer(addingSessionHeaders(to: next))
         }
     }
 
     /// Sends the task's request again with `credential`, or, without one (or for a scheme the loader cannot
     /// answer), ends with the 401.
-    private func retry(with credential: URLCredential?, for space: URLProtectionSpace) {
+    func retry(with credential: URLCredential?, for space: URLProtectionSpace) {
         guard let credential, let retried = LoaderRules.authorizing(original, with: credential, for: space) else {
             return finishPart(.finish)
         }
@@ -437,7 +382,7 @@ final class Load: @unchecked Sendable {
     }
 
     /// Ends the load with `event` after the app decided at its end.
-    private func finishPart(_ event: ClientEvent) {
+    func finishPart(_ event: ClientEvent) {
         state.withLock { $0.isDeciding = false; $0.end = nil }
         tellClient(event)
     }

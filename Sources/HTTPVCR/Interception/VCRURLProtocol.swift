@@ -50,8 +50,6 @@ class VCRURLProtocol: URLProtocol {
     private var caller: CallerTask?
     /// The cassette this request goes to, once `startLoading` knows it.
     private var cassette: Cassette?
-    /// The task's session, as `startLoading` found it.
-    private var app: AppSession?
     /// Made on first use, in `startLoading`.
     private var loadIfMade: Load?
 
@@ -59,11 +57,8 @@ class VCRURLProtocol: URLProtocol {
     private func load() -> Load {
         if let loadIfMade { return loadIfMade }
         let made = Load(
-            self,
-            cassette: cassette,
-            app: app ?? AppSession(task: task, platform: Self.platform),
-            redirectHandling: Self.redirectHandling(for: cassette),
-            caller: caller
+            self, task: task, platform: Self.platform, cassette: cassette,
+            redirectHandling: Self.redirectHandling(for: cassette), caller: caller
         )
         loadIfMade = made
         return made
@@ -139,10 +134,8 @@ class VCRURLProtocol: URLProtocol {
             load().reportRedirects(to: cassette.redirectHandoffs)
             return previous.handOff(to: load())
         }
-        let app = AppSession(task: task, platform: platform)
-        self.app = app
-        let sent: AppSession.Sent
-        switch app.sending(request) {
+        let sent: Load.Sent
+        switch load().sending(request) {
         case let .success(request): sent = request
         case let .failure(error): return load().tellClient(.fail(error))
         }
