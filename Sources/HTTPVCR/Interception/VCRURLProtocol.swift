@@ -187,9 +187,6 @@ class VCRURLProtocol: URLProtocol {
     /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
     var isTaskLive: Bool {
         guard let task else { return true }
-        switch task.state {
-        case .canceling, .completed: return false
-        default: return true
-        }
+        return Self.platform.isLive(task)
     }
 }

@@ -51,6 +51,8 @@ struct ApplePlatform: LoaderPlatform {
 
     func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool { false }
 
+    func isLive(_ task: URLSessionTask) -> Bool { task.state.isLive }
+
     func timeoutIsSet(on request: URLRequest) -> Bool? { nil }
 }
 

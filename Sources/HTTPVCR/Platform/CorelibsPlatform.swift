@@ -20,6 +20,9 @@ struct CorelibsPlatform: LoaderPlatform {
         let taskError = StoredField("error", of: URLSessionTask.self)
         let taskInlineCompletion = StoredField("_callCompletionHandlerInline", of: URLSessionTask.self)
         let taskKnownBody = StoredField("knownBody", of: URLSessionTask.self)
+        let taskState = StoredField("_state", of: URLSessionTask.self).flatMap {
+            $0.type == URLSessionTask.State.self ? $0 : nil
+        }
         let sessionRegistry = StoredField("taskRegistry", of: URLSession.self)
         /// The registry's table (`behaviours`), in the registry's class (internal: known by the field's type).
         let registryTable: TaskRegistryTable?
@@ -40,6 +43,8 @@ struct CorelibsPlatform: LoaderPlatform {
                     + "resumed on the session's work queue (a cancellation can deadlock, swift-corelibs-foundation#5412)"),
                 (taskKnownBody == nil, "URLSessionTask.knownBody: the body of an upload task is not seen: such a "
                     + "task replays, and is refused where its body is needed (recording, a body matcher)"),
+                (taskState == nil, "URLSessionTask._state: each client call waits on the task's lock to read its "
+                    + "state (slower replay)"),
                 (registryTable == nil, "URLSession.taskRegistry: delegates passed to data(for:delegate:) hear "
                     + "nothing, and data delegates get the body in one piece"),
                 (protocolProperties?.type as? any LoaderProperties.Type == nil,
@@ -200,6 +205,16 @@ struct CorelibsPlatform: LoaderPlatform {
     /// client is told anything.
     func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool {
         internals.taskInlineCompletion?.set(false, in: task) ?? false
+    }
+
+    /// `_state` read without the `dispatch_sync` of `state`'s getter (a tenth of what replaying a request costs
+    /// over a bare stub), which this read needs no more: it is made on the task's work queue, where every write
+    /// it could meet is made too (`resume`, `suspend`, `cancel`'s `.canceling`). `.completed` is written on the
+    /// delegate queue, but only once the client was told the end, or after `stopLoading`: past both a load
+    /// reads nothing.
+    func isLive(_ task: URLSessionTask) -> Bool {
+        guard let taskState = internals.taskState else { return task.state.isLive }
+        return taskState.address(in: task).load(as: URLSessionTask.State.self).isLive
     }
 
     /// The default, 60 s, is not "set".

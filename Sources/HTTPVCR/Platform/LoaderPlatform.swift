@@ -62,6 +62,10 @@ protocol LoaderPlatform: Sendable {
         _ task: URLSessionTask, session: URLSession, response: HTTPURLResponse, _ finish: () -> Void
     )
 
+    /// Whether `task` may still be told of its load: not once it is being cancelled or has completed. Read on the
+    /// queue the client is called on.
+    func isLive(_ task: URLSessionTask) -> Bool
+
     /// Sets the task's `error`, as the loader's own protocol does before a load fails.
     func setError(_ error: any Error, on task: URLSessionTask)
 
@@ -72,6 +76,11 @@ protocol LoaderPlatform: Sendable {
 
     /// Whether `request.timeoutInterval` was set, and so wins over the session's; nil when that cannot be told.
     func timeoutIsSet(on request: URLRequest) -> Bool?
+}
+
+extension URLSessionTask.State {
+    /// Neither being cancelled nor completed.
+    var isLive: Bool { self != .canceling && self != .completed }
 }
 
 /// Where a protocol may talk to its client: captured in `startLoading`, where the loader asks for the calls.
