@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// The client end of a load: what the player, the recorder and the load's own decisions produce is told to the URL
 /// loading system's client here, once, in order, on the queue it must be told on (``ClientQueue``, captured from the
-/// platform), and nothing once the load stopped or its task is being cancelled (``VCRURLProtocol/isTaskLive``).
+/// platform), and nothing once the load stopped or its task is being cancelled (``isTaskLive``).
 ///
 /// Each event becomes the client calls the loader's own protocol would make, along the load's ``BodyRoute``: to the
 /// client, and to whoever else listens to the task (``ListenerCalls``), or into a download's file. A redirect hop is
@@ -80,10 +80,16 @@ extension Load {
 
     // MARK: The client end
 
+    /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'
+    /// `cancel()` tells the client itself, later, on the task's queue; a completion from us in between would
+    /// have the task finished and unregistered before that, and its cancellation then traps ("a task that is not
+    /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
+    private var isTaskLive: Bool { task.map(platform.isLive) ?? true }
+
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
     private var endpoint: (VCRURLProtocol, any URLProtocolClient)? {
         let instance = state.withLock { $0.client.isStopped ? nil : $0.client.protocolInstance }
-        guard let instance, let client = instance.client, instance.isTaskLive else { return nil }
+        guard let instance, let client = instance.client, isTaskLive else { return nil }
         return (instance, client)
     }
 
@@ -167,7 +173,7 @@ extension Load {
             guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
-        }), let client = instance.client, instance.isTaskLive else { return }
+        }), let client = instance.client, isTaskLive else { return }
         for event in told.events { make(event, told, on: client, from: instance) }
     }
 

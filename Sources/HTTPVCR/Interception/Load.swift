@@ -113,9 +113,14 @@ final class Load: @unchecked Sendable {
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
         case let .refuse(error):
-            VCR.recordFailure(error, on: cassette)
-            tellClient(.fail(error))
+            refuse(error)
         }
+    }
+
+    /// Fails the load with `error`, kept on its cassette for the test to report.
+    func refuse(_ error: VCRError) {
+        if let cassette { VCR.recordFailure(error, on: cassette) }
+        tellClient(.fail(error))
     }
 
     // MARK: Replayed scenes

@@ -46,23 +46,8 @@ class VCRURLProtocol: URLProtocol {
         return .reportToClient
     }
 
-    /// The Swift task that started the request, when `canInit` ran in one.
-    private var caller: CallerTask?
-    /// The cassette this request goes to, once `startLoading` knows it.
-    private var cassette: Cassette?
-    /// Made on first use, in `startLoading`.
-    private var loadIfMade: Load?
-
-    /// The load, made on first use.
-    private func load() -> Load {
-        if let loadIfMade { return loadIfMade }
-        let made = Load(
-            self, task: task, platform: Self.platform, cassette: cassette,
-            redirectHandling: Self.redirectHandling(for: cassette), caller: caller
-        )
-        loadIfMade = made
-        return made
-    }
+    /// Made in `startLoading`, once the cassette is known.
+    private var load: Load?
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, url.hasHTTPScheme,
@@ -112,81 +97,67 @@ class VCRURLProtocol: URLProtocol {
         // Read once: each read is a call into the loader.
         let task = self.task
         if let task { platform.resumesCallerOffWorkQueue(task) }
-        let notes = CanInitNotes.take(on: platform.currentQueue)
-        caller = notes?.caller
-        switch notes?.attribution {
-        case let .cassette(noted)?:
-            cassette = noted
-        case let .unattributed(why)?:
-            return load().tellClient(.fail(VCRError.unattributed(request, why: why)))
-        case .none?:
-            break
-        case nil:
-            // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
-            cassette = VCR.cassette
+        let (attribution, caller, earlier) = CanInitNotes.take(on: platform.currentQueue)
+            .map { ($0.attribution, $0.caller, $0.beforeRecordRequest) } ?? (nil, nil, nil)
+        let cassette: Cassette?
+        switch attribution {
+        case let .cassette(noted)?: cassette = noted
+        case .unattributed?, .none?: cassette = nil
+        // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
+        case nil: cassette = VCR.cassette
+        }
+        let load = Load(
+            self, task: task, platform: platform, cassette: cassette,
+            redirectHandling: Self.redirectHandling(for: cassette), caller: caller
+        )
+        self.load = load
+        if case let .unattributed(why)? = attribution {
+            return load.tellClient(.fail(VCRError.unattributed(request, why: why)))
         }
         if task is URLSessionDownloadTask, !platform.servesDownloads {
-            return load().tellClient(.fail(VCRError.downloadsUnsupported(request)))
+            return load.tellClient(.fail(VCRError.downloadsUnsupported(request)))
         }
-        if let cassette, Self.redirectHandling(for: cassette) == .reportToClient,
+        if let cassette, load.redirectHandling == .reportToClient,
            let previous = cassette.redirectHandoffs.take(for: request) {
             // The next request of a hop another protocol reported: its chapter, or its recording, goes on here.
-            load().reportRedirects(to: cassette.redirectHandoffs)
-            return previous.handOff(to: load())
+            load.reportRedirects(to: cassette.redirectHandoffs)
+            return previous.handOff(to: load)
         }
         let sent: Load.Sent
-        switch load().sending(request) {
+        switch load.sending(request) {
         case let .success(request): sent = request
-        case let .failure(error): return load().tellClient(.fail(error))
+        case let .failure(error): return load.tellClient(.fail(error))
         }
         let live = sent.request
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
-        guard let cassette, let filtered = cassette.filtered(live, earlier: notes?.beforeRecordRequest) else {
+        guard let cassette, let filtered = cassette.filtered(live, earlier: earlier) else {
             if sent.hidesBody {
                 let reason = cassette == nil ? "The cassette was ejected before it started"
                     : "beforeRecordRequest left it out of the cassette"
-                return refuse(.hiddenBody(of: live, neededFor: .passingBy(reason)), on: cassette)
+                return load.refuse(.hiddenBody(of: live, neededFor: .passingBy(reason)))
             }
-            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: load().currentPart(sending: live)))
+            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: load.currentPart(sending: live)))
         }
         // A body the loader hides is refused only where something needs it; otherwise the tape answers without it.
         if sent.hidesBody, let need = HiddenBody.need(before: cassette) {
             cassette.playback.noteRefusedUnmatched()
-            return refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
+            return load.refuse(.hiddenBody(of: live, neededFor: need))
         }
-        if Self.redirectHandling(for: cassette) == .reportToClient {
-            load().reportRedirects(to: cassette.redirectHandoffs)
-        }
-        let part = load().currentPart(sending: live)
+        load.reportRedirects(to: cassette.redirectHandoffs)
+        let part = load.currentPart(sending: live)
         switch cassette.playback.play(filtered, to: part) {
         case .replaying:
             break
         case .record where sent.hidesBody:
-            let need = HiddenBody.Need.recording(cassette.recordMode, matchedNothing: true)
-            refuse(.hiddenBody(of: live, neededFor: need), on: cassette)
+            load.refuse(.hiddenBody(of: live, neededFor: .recording(cassette.recordMode, matchedNothing: true)))
         case .record:
             Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
         case let .refuse(error):
-            refuse(sent.hidesBody ? HiddenBody.noting(error) : error, on: cassette)
+            load.refuse(sent.hidesBody ? HiddenBody.noting(error) : error)
         }
     }
 
-    /// Fails the task with `error`, kept on the cassette for the test to report.
-    private func refuse(_ error: VCRError, on cassette: Cassette?) {
-        if let cassette { VCR.recordFailure(error, on: cassette) }
-        load().tellClient(.fail(error))
-    }
-
     override func stopLoading() {
-        loadIfMade?.stop()
-    }
-
-    /// Whether the client may still be told about the load: not once its task is being cancelled. corelibs'
-    /// `cancel()` tells the client itself, later, on the task's queue; a completion from us in between would
-    /// have the task finished and unregistered before that, and its cancellation then traps ("a task that is not
-    /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
-    var isTaskLive: Bool {
-        guard let task else { return true }
-        return Self.platform.isLive(task)
+        load?.stop()
     }
 }
