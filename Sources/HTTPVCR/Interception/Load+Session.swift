@@ -69,55 +69,50 @@ extension Load {
     /// its body in `httpBody`, wherever the platform put it. Fails only when an upload's file cannot be read; an
     /// upload whose body the platform hides is marked (``Sent/hidesBody``), for the caller to refuse only where the
     /// body is needed.
-    func sending(_ request: URLRequest) -> Result<Sent, VCRError> {
+    func sending(_ request: URLRequest) throws(VCRError) -> Sent {
         var live = Sent(request: addingSessionHeaders(to: request))
-        guard live.request.httpBody == nil else { return .success(live) }
-        switch body(of: request) {
-        case let .success(.some(body)):
-            live.request.httpBody = body
-        case .success(nil):
-            break
-        case .failure(.hidden):
-            live.hidesBody = true
-        case let .failure(.unreadable(error)):
-            return .failure(error)
+        guard live.request.httpBody == nil else { return live }
+        switch try body(of: request) {
+        case let .shown(body)?: live.request.httpBody = body
+        case .hidden?: live.hidesBody = true
+        case nil: break
         }
-        return .success(live)
+        return live
     }
 
-    private enum BodyFailure: Error {
+    private enum FoundBody {
+        case shown(Data)
         /// An upload task's body the platform does not show (``LoaderPlatform/uploadBody(of:)`` is nil).
         case hidden
-        case unreadable(VCRError)
     }
 
     /// For a request without `httpBody` (``sending(_:)`` has read it): `httpBodyStream` (Apple platforms), or, for
     /// upload tasks on Linux where neither is set, the body the task itself holds (``LoaderPlatform/uploadBody(of:)``).
-    private func body(of request: URLRequest) -> Result<Data?, BodyFailure> {
-        if let stream = request.httpBodyStream { return .success(readAll(stream)) }
+    private func body(of request: URLRequest) throws(VCRError) -> FoundBody? {
+        if let stream = request.httpBodyStream { return .shown(readAll(stream)) }
         // The async upload API hands the protocol a plain URLSessionTask, so look at any task's body; but not
         // for GET and HEAD, which carry none: reflection is slow, and replaying GETs is the hot path.
         // Nearly always spelled `GET`: compared whole first, a tenth of the cost of comparing it ignoring case.
         let method = request.httpMethod ?? "GET"
         guard method != "GET", !method.equalsIgnoringASCIICase("GET"), !method.equalsIgnoringASCIICase("HEAD"), let task
         else {
-            return .success(nil)
+            return nil
         }
         switch platform.uploadBody(of: task) {
         case let .data(data)?:
-            return .success(data)
+            return .shown(data)
         case let .file(url)?:
-            do { return .success(try Data(contentsOf: url)) } catch {
-                return .failure(.unreadable(VCRError(
+            do { return .shown(try Data(contentsOf: url)) } catch {
+                throw VCRError(
                     .unsupportedRequest,
                     "Cannot read the upload body of \(Mismatch.describe(request)) from \(url.path): \(error.localizedDescription)",
                     request: Mismatch.describe(request)
-                )))
+                )
             }
         case let .stream(stream)?:
-            return .success(readAll(stream))
+            return .shown(readAll(stream))
         case nil:
-            return task is URLSessionUploadTask ? .failure(.hidden) : .success(nil)
+            return task is URLSessionUploadTask ? .hidden : nil
         }
     }
 

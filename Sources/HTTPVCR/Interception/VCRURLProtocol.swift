@@ -124,10 +124,7 @@ class VCRURLProtocol: URLProtocol {
             return previous.handOff(to: load)
         }
         let sent: Load.Sent
-        switch load.sending(request) {
-        case let .success(request): sent = request
-        case let .failure(error): return load.tellClient(.fail(error))
-        }
+        do { sent = try load.sending(request) } catch { return load.tellClient(.fail(error)) }
         let live = sent.request
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
         guard let cassette, let filtered = cassette.filtered(live, earlier: earlier) else {

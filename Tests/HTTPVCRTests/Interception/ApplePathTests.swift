@@ -78,11 +78,46 @@ extension VCRTests {
             #expect(internals.registryTable != nil)
             #expect(internals.protocolProperties != nil)
             #expect(internals.requestTimeoutIsSet != nil)
+            #expect(internals.taskState != nil)
             #expect(internals.dispatch != nil)
             #expect(VCRURLProtocol.platform.attributesRequestsToTasks)
             #expect(VCRURLProtocol.platform.servesDownloads)
             #else
             #expect(!VCRURLProtocol.platform.attributesRequestsToTasks)
+            #endif
+        }
+
+        /// The task's liveness is read without the lock of `state`'s getter: it must say what the getter says, before
+        /// the task runs and while it is being cancelled (its completion handler runs before `.completed` is set).
+        @Test func theTasksLivenessSaysWhatItsStateSays() async throws {
+            #if canImport(FoundationNetworking)
+            final class Seen: @unchecked Sendable {
+                var task: URLSessionTask?
+                var state: URLSessionTask.State?
+                var isLive: Bool?
+            }
+            let platform = CorelibsPlatform()
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.invalidateAndCancel() }
+            let seen = Seen()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                // An ephemeral session's native protocol; cancelled before it starts connecting (corelibs queues the
+                // start behind `resume`, and `cancel` marks the task first).
+                let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) { _, _, _ in
+                    if let task = seen.task {
+                        seen.state = task.state
+                        seen.isLive = platform.isLive(task)
+                    }
+                    done.resume()
+                }
+                seen.task = task
+                #expect(task.state == .suspended)
+                #expect(platform.isLive(task))
+                task.resume()
+                task.cancel()
+            }
+            #expect(seen.state == .canceling)
+            #expect(seen.isLive == false)
             #endif
         }
 
