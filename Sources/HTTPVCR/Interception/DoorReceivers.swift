@@ -48,7 +48,7 @@ final class OutcomeReceiver<Response: Sendable>: SceneReceiver, @unchecked Senda
         self.fallbackURL = fallbackURL
     }
 
-    func receive(_ event: Scene.Event) {
+    func receive(_ event: Scene.Event, part _: Int) {
         guard let event = DoorEvent(event, as: form, fallbackURL: fallbackURL) else { return }
         let finished: (CheckedContinuation<(Data, Response), any Error>, Result<(Data, Response), any Error>)?
         finished = state.withLock { state in
@@ -101,7 +101,7 @@ final class StreamReceiver<Response: Sendable>: SceneReceiver, @unchecked Sendab
         self.fallbackURL = fallbackURL
     }
 
-    func receive(_ event: Scene.Event) {
+    func receive(_ event: Scene.Event, part _: Int) {
         guard let event = DoorEvent(event, as: form, fallbackURL: fallbackURL) else { return }
         let resume: (CheckedContinuation<(Response, AsyncThrowingStream<Data, any Error>), any Error>, Outcome)?
         resume = state.withLock { state in

@@ -4,39 +4,11 @@ import FoundationNetworking
 #endif
 
 extension Load {
-    /// One request of the load: where its replayed scenes, or its recording's events, come in.
-    final class Part: SceneReceiver, @unchecked Sendable {
+    /// One request of the load, as its recording sees it: where the recording's events come in. A replayed part's
+    /// scenes come to the load itself, with the part's number (``SceneReceiver``).
+    struct Part: Sendable {
         let load: Load
         let number: Int
-        /// Upload progress to tell before the first replayed scene: the body went out in one piece.
-        private var sentBody: ClientEvent?
-
-        init(load: Load, number: Int, sending live: URLRequest) {
-            self.load = load
-            self.number = number
-            self.sentBody = Self.sentBody(of: live)
-        }
-
-        /// What the loader tells a delegate of a request body sent whole.
-        static func sentBody(of request: URLRequest) -> ClientEvent? {
-            guard let count = request.httpBody?.count, count > 0 else { return nil }
-            return .sentBody(Int64(count), total: Int64(count), expected: Int64(count))
-        }
-
-        // SceneReceiver: replayed scenes, in runs, on the client's queue.
-        var isOnClientQueue: Bool { load.isOnClientQueue }
-        func onClientQueue(_ body: @escaping @Sendable () -> Void) { load.onClientQueue(body) }
-        func yieldsBeforeEnding() -> Bool { load.yieldsBeforeEnding() }
-        func receive(_ event: Scene.Event) { replayed(CollectionOfOne(event)) }
-        func receive(_ run: SceneRun) { replayed(run) }
-
-        private func replayed(_ events: some Sequence<Scene.Event>) {
-            if let sentBody {
-                self.sentBody = nil
-                load.tellClient(sentBody)
-            }
-            load.replayed(events, in: number)
-        }
 
         // A recording's events.
         func send(_ event: ClientEvent) { load.recorded(event, in: number) }
@@ -53,4 +25,17 @@ extension Load {
         /// How long the app's session lets `request` wait.
         func timeout(of request: URLRequest) -> TimeInterval { load.timeout(of: request) }
     }
+
+    /// What the loader tells a delegate of a request body sent whole: before the first replayed scene.
+    static func sentBody(of request: URLRequest) -> ClientEvent? {
+        guard let count = request.httpBody?.count, count > 0 else { return nil }
+        return .sentBody(Int64(count), total: Int64(count), expected: Int64(count))
+    }
+}
+
+// Replayed scenes, in runs, on the client's queue: `isOnClientQueue`, `onClientQueue` and `yieldsBeforeEnding` are
+// the client end's (Load+Client.swift).
+extension Load: SceneReceiver {
+    func receive(_ event: Scene.Event, part: Int) { replayed(CollectionOfOne(event), in: part) }
+    func receive(_ run: SceneRun) { replayed(run, in: run.part) }
 }

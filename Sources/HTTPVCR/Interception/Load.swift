@@ -11,9 +11,9 @@ import FoundationNetworking
 /// (recorded where the app refused to follow) and at a 401 that asks for credentials, the app's delegate is asked
 /// on the session's delegate queue (`Load+Session.swift`), and its answer decides what comes next, replaying as recording.
 ///
-/// Each request is one ``Part``: the receiver of its replayed scenes, or where its recording's events come in. When
-/// the app takes the load elsewhere than the tape went (a refused hop, a changed request), what is left of the
-/// earlier part's chapter is dropped.
+/// Each request is one part, numbered: the load receives its replayed scenes with its number (``SceneReceiver``), and
+/// its recording's events come in through a ``Part``. When the app takes the load elsewhere than the tape went (a
+/// refused hop, a changed request), what is left of the earlier part's chapter is dropped.
 ///
 /// Replayed scenes arrive on the client's queue, in tape order (``Playback``'s delivery queue), and answers are
 /// carried back there: the order of what the client hears holds by construction. What the client is told goes
@@ -50,6 +50,8 @@ final class Load: @unchecked Sendable {
         /// The app is being asked: replayed scenes that come meanwhile wait here, in order.
         var isDeciding = false
         var held: [Scene.Event] = []
+        /// Upload progress to tell before the part's first replayed scene: the body went out in one piece.
+        var sentBody: ClientEvent?
         /// How the current part ends, when the loader acts on it rather than just finish.
         var end: End?
         var client: ClientEnd
@@ -86,7 +88,11 @@ final class Load: @unchecked Sendable {
 
     /// The part for the request the load is at now, `live` as it is sent.
     func currentPart(sending live: URLRequest) -> Part {
-        Part(load: self, number: state.withLock { $0.part }, sending: live)
+        let sentBody = Self.sentBody(of: live)
+        return Part(load: self, number: state.withLock { state in
+            state.sentBody = sentBody
+            return state.part
+        })
     }
 
     // MARK: Sending requests
@@ -96,18 +102,20 @@ final class Load: @unchecked Sendable {
     /// other. Starts a new part.
     private func sendNext(_ request: URLRequest) {
         let live = addingSessionHeaders(to: request)
+        let sentBody = Self.sentBody(of: live)
         let part = state.withLock { state in
             state.part += 1
             state.request = request
             state.end = nil
             state.isDeciding = false
             state.held = []
-            return Part(load: self, number: state.part, sending: live)
+            state.sentBody = sentBody
+            return Part(load: self, number: state.part)
         }
         guard let cassette, let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
-        switch cassette.playback.play(filtered, to: part) {
+        switch cassette.playback.play(filtered, to: self, part: part.number) {
         case .replaying:
             break
         case .record:
@@ -133,7 +141,11 @@ final class Load: @unchecked Sendable {
         var steps: [Step] = []
         state.withLock { state in
             guard part == state.part else { return }
-            told.reserveCapacity(events.underestimatedCount)
+            told.reserveCapacity(events.underestimatedCount + 1)
+            if let sentBody = state.sentBody {
+                state.sentBody = nil
+                told.append(sentBody)
+            }
             for event in events {
                 if state.isDeciding {
                     state.held.append(event)

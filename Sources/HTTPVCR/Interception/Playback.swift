@@ -125,9 +125,9 @@ final class Playback: @unchecked Sendable {
     /// Matches a (filtered) live request against the tape and starts replaying it: queues its scenes for `receiver`
     /// and delivers what can be delivered now; or says to record or refuse. The receiver is made beforehand: nothing
     /// else is made or locked under the playback's lock.
-    func play(_ request: URLRequest, to receiver: any SceneReceiver) -> Decision {
+    func play(_ request: URLRequest, to receiver: any SceneReceiver, part: Int = 0) -> Decision {
         let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
-            let decision = decide(request, in: &state, receiver)
+            let decision = decide(request, in: &state, (receiver, part))
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
             return (decision, state.takeTurn())
@@ -139,7 +139,7 @@ final class Playback: @unchecked Sendable {
     private func decide(
         _ request: URLRequest,
         in state: inout State,
-        _ receiver: any SceneReceiver
+        _ receiver: (receiver: any SceneReceiver, part: Int)
     ) -> Decision {
         state.requestsSeen += 1
         // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
@@ -167,7 +167,7 @@ final class Playback: @unchecked Sendable {
     private func startReplay(
         of request: URLRequest,
         in state: inout State,
-        _ receiver: any SceneReceiver
+        _ receiver: (receiver: any SceneReceiver, part: Int)
     ) -> Bool {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -182,7 +182,7 @@ final class Playback: @unchecked Sendable {
         guard let chapter else { return false }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.start(chapter: chapter, receiver: receiver), in: &state)
+        enqueue(state.player.start(chapter: chapter, receiver: receiver.receiver, part: receiver.part), in: &state)
         scheduleWakeIfNeeded(&state)
         return true
     }
@@ -200,9 +200,13 @@ final class Playback: @unchecked Sendable {
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(_ chapter: Int, in state: inout State, _ receiver: any SceneReceiver) {
+    private func replayAgain(
+        _ chapter: Int, in state: inout State, _ receiver: (receiver: any SceneReceiver, part: Int)
+    ) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.repeatDeliveries(of: chapter, to: receiver), in: &state, counts: false)
+        enqueue(
+            state.player.repeatDeliveries(of: chapter, to: receiver.receiver, part: receiver.part), in: &state, counts: false
+        )
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
@@ -302,7 +306,7 @@ extension Playback.State {
         return nextRun()
     }
 
-    /// For whoever holds the turn: the deliveries to one receiver that follow one another (usually a whole
+    /// For whoever holds the turn: the deliveries to one receiver's part that follow one another (usually a whole
     /// chapter); nil, and the turn given back, when nothing is left. A delivery that is not due yet starts a run of
     /// its own, so that the run before it is not held.
     mutating func nextRun() -> ArraySlice<Delivery>? {
@@ -315,9 +319,9 @@ extension Playback.State {
             return nil
         }
         let start = next
-        let receiver = pending[start].receiver
+        let (receiver, part) = (pending[start].receiver, pending[start].part)
         var end = start + 1
-        while end < pending.count, pending[end].receiver === receiver, pending[end].due == 0 {
+        while end < pending.count, pending[end].receiver === receiver, pending[end].part == part, pending[end].due == 0 {
             end += 1
         }
         next = end

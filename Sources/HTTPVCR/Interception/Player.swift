@@ -18,7 +18,8 @@ struct Player {
     let interchangeable: [Int]?
 
     private var delivered: [Bool]
-    private var receivers: [Int: any SceneReceiver] = [:]
+    /// Who receives each requested chapter, and for which of its requests (``Delivery/part``).
+    private var receivers: [Int: (receiver: any SceneReceiver, part: Int)] = [:]
     private var bypassed: Set<Int> = []
     private var cursor = 0
     private var waitingSince: Date?
@@ -55,28 +56,29 @@ struct Player {
     }
 
     /// A matched request starts playing its chapter. Returns what can be delivered now.
-    mutating func start(chapter: Int, receiver: any SceneReceiver) -> [Delivery] {
+    mutating func start(chapter: Int, receiver: any SceneReceiver, part: Int = 0) -> [Delivery] {
         if let whole = wholeDelivery(of: chapter) {
             // Sequential replay: the same deliveries `advance` would make, without registering a receiver.
-            let deliveries = deliverAll(of: chapter, to: receiver)
+            let deliveries = deliverAll(of: chapter, to: (receiver, part))
             if whole == .nextOnTape { waitingSince = nil }
             return deliveries
         }
-        receivers[chapter] = receiver
+        receivers[chapter] = (receiver, part)
         return advance(now: Date())
     }
 
     /// A chapter played again (``VCRConfiguration/allowsPlaybackRepeats``): all its scenes at once, to `receiver`,
     /// outside playback order and without changing what was delivered.
-    func repeatDeliveries(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
+    func repeatDeliveries(of chapter: Int, to receiver: any SceneReceiver, part: Int = 0) -> [Delivery] {
         var deliveries: [Delivery] = []
         for position in layout.scenesOfChapter[chapter].dropFirst() {
             deliveries.append(Delivery(
-                receiver: receiver, scene: position, chapter: chapter, isEnd: Delivery.isEnd(scenes[position].event)
+                receiver: receiver, part: part, scene: position, chapter: chapter,
+                isEnd: Delivery.isEnd(scenes[position].event)
             ))
         }
         if deliveries.last?.isEnd != true {
-            deliveries.append(Delivery(receiver: receiver, scene: nil, chapter: chapter, isEnd: true))
+            deliveries.append(Delivery(receiver: receiver, part: part, scene: nil, chapter: chapter, isEnd: true))
         }
         return deliveries
     }
@@ -100,9 +102,9 @@ struct Player {
             let chapter = layout.chapterOfScene[position]
             if delivered[position] || isBypassed(chapter) {
                 if position == cursor { cursor += 1 }
-            } else if let receiver = receivers[chapter] {
+            } else if let recipient = receivers[chapter] {
                 if blockedBy != nil { break }
-                deliver(position, to: receiver, into: &deliveries)
+                deliver(position, to: recipient, into: &deliveries)
                 if position == cursor { cursor += 1 }
             } else if let waitingSince, now.timeIntervalSince(waitingSince) >= wait, hasWaitingReceivers(after: position) {
                 bypassed.insert(chapter)
@@ -143,18 +145,22 @@ struct Player {
         receivers.keys.contains { chapter in layout.scenesOfChapter[chapter].contains { $0 >= position && !delivered[$0] } }
     }
 
-    private mutating func deliverAll(of chapter: Int, to receiver: any SceneReceiver) -> [Delivery] {
+    private mutating func deliverAll(
+        of chapter: Int, to recipient: (receiver: any SceneReceiver, part: Int)
+    ) -> [Delivery] {
         var deliveries: [Delivery] = []
         deliveries.reserveCapacity(layout.scenesOfChapter[chapter].count)
         for position in layout.scenesOfChapter[chapter] where !delivered[position] {
-            deliver(position, to: receiver, into: &deliveries)
+            deliver(position, to: recipient, into: &deliveries)
         }
         return deliveries
     }
 
     /// The scene at `position`, and a completion after it when it is the last of a chapter that was cut off
     /// before it ended (so that no client waits forever on a truncated tape).
-    private mutating func deliver(_ position: Int, to receiver: any SceneReceiver, into deliveries: inout [Delivery]) {
+    private mutating func deliver(
+        _ position: Int, to recipient: (receiver: any SceneReceiver, part: Int), into deliveries: inout [Delivery]
+    ) {
         delivered[position] = true
         playhead = max(playhead, position + 1)
         let chapter = layout.chapterOfScene[position]
@@ -162,14 +168,18 @@ struct Player {
         // The request scene only marks the chapter as issued: its receiver has nothing to do with it.
         if case .request = scenes[position].event, !isLast { return }
         let isEnd = Delivery.isEnd(scenes[position].event)
-        deliveries.append(Delivery(receiver: receiver, scene: position, chapter: chapter, isEnd: isEnd))
+        let (receiver, part) = recipient
+        deliveries.append(Delivery(receiver: receiver, part: part, scene: position, chapter: chapter, isEnd: isEnd))
         guard isLast else { return }
         receivers[chapter] = nil
-        if !isEnd { deliveries.append(Delivery(receiver: receiver, scene: nil, chapter: chapter, isEnd: true)) }
+        if !isEnd {
+            deliveries.append(Delivery(receiver: receiver, part: part, scene: nil, chapter: chapter, isEnd: true))
+        }
     }
 }
 
-/// Who receives a replayed chapter's scenes: the URLProtocol instance serving the live request.
+/// Who receives a replayed chapter's scenes: the load of the URLSession task the request belongs to, or the door's
+/// awaiting caller.
 protocol SceneReceiver: AnyObject, Sendable {
     /// Whether ``receive(_:)`` may be called from here, now.
     var isOnClientQueue: Bool { get }
@@ -178,9 +188,10 @@ protocol SceneReceiver: AnyObject, Sendable {
     /// Whether the chapter's end must be delivered from a block of its own, sent to the client's queue now, rather
     /// than right here (see ``CallerTask``). True once at most: the end is delivered from that block.
     func yieldsBeforeEnding() -> Bool
-    func receive(_ event: Scene.Event)
+    /// `part`: which of the receiver's requests the scene answers (``Delivery/part``).
+    func receive(_ event: Scene.Event, part: Int)
     /// Scenes delivered one after the other, in order, with nothing in between: one call for what the queue hands
-    /// over at once (usually a whole chapter).
+    /// over at once (usually a whole chapter), all for one part.
     func receive(_ run: SceneRun)
 }
 
@@ -189,7 +200,7 @@ extension SceneReceiver {
     func onClientQueue(_ body: @escaping @Sendable () -> Void) { body() }
     func yieldsBeforeEnding() -> Bool { false }
     func receive(_ run: SceneRun) {
-        for event in run { receive(event) }
+        for event in run { receive(event, part: run.part) }
     }
 }
 
@@ -199,6 +210,8 @@ struct SceneRun: Sequence {
     let deliveries: ArraySlice<Delivery>
 
     var underestimatedCount: Int { deliveries.count }
+    /// Which of the receiver's requests the run is for.
+    var part: Int { deliveries.first?.part ?? 0 }
 
     func makeIterator() -> Iterator {
         Iterator(scenes: scenes, deliveries: deliveries.makeIterator())
@@ -222,6 +235,9 @@ struct SceneRun: Sequence {
 /// way through the queue, and scenes carry bodies.
 struct Delivery {
     let receiver: any SceneReceiver
+    /// Which of the receiver's requests it answers: a load's later request (a hop the tape does not have, a retry)
+    /// may replay the chapter an earlier one left, and what is left of the earlier one's is not the later one's.
+    let part: Int
     /// The scene's position on the tape; nil for the completion of a chapter cut off before it ended.
     let scene: Int?
     /// The position of the chapter it belongs to.

@@ -142,7 +142,7 @@ class VCRURLProtocol: URLProtocol {
         }
         load.reportRedirects(to: cassette.redirectHandoffs)
         let part = load.currentPart(sending: live)
-        switch cassette.playback.play(filtered, to: part) {
+        switch cassette.playback.play(filtered, to: load, part: part.number) {
         case .replaying:
             break
         case .record where sent.hidesBody:

@@ -11,7 +11,7 @@ import Testing
     final class Receiver: SceneReceiver {
         let name: String
         init(_ name: String) { self.name = name }
-        func receive(_ event: Scene.Event) {}
+        func receive(_ event: Scene.Event, part _: Int) {}
     }
 
     static func request(_ chapter: Int) -> Scene {
@@ -224,7 +224,7 @@ import Testing
         final class Recorder: SceneReceiver, @unchecked Sendable {
             private let lock = NSLock()
             private var events: [String] = []
-            func receive(_ event: Scene.Event) {
+            func receive(_ event: Scene.Event, part _: Int) {
                 lock.lock()
                 events.append("\(event)".prefix(8).description)
                 lock.unlock()
@@ -280,7 +280,7 @@ import Testing
                 let delay = name == "a" ? 0.002 : 0
                 queue.asyncAfter(deadline: .now() + delay) { body() }
             }
-            func receive(_ event: Scene.Event) {
+            func receive(_ event: Scene.Event, part _: Int) {
                 log.append("\(name):\(isOnClientQueue ? "own queue" : "ELSEWHERE")")
             }
         }
