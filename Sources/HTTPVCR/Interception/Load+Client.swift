@@ -70,9 +70,11 @@ extension Load {
             }
             var told = Told(events: events[..<end])
             if hasEnded {
-                told.body = bufferedBody.isEmpty ? nil : bufferedBody
+                // Moved out, not copied.
+                var body = Data()
+                swap(&body, &bufferedBody)
+                told.body = body.isEmpty ? nil : body
                 told.endsOnChallenge = endsOnChallenge
-                bufferedBody = Data()
             }
             return told
         }
