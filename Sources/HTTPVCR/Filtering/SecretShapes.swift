@@ -112,7 +112,7 @@ package enum SecretShapes {
     /// The shapes whose anchors `text` holds: one pass over its bytes, so that the common case (none) costs no
     /// regular expression. It runs on every live request's URL and header values.
     private static func candidateShapes(in text: String) -> [Shape] {
-        // Straight from the string's storage: a copy of the string to call `withUTF8` on cost more than the scan.
+        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
         let found = text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
             ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
         guard found != 0 else { return [] }
@@ -123,8 +123,8 @@ package enum SecretShapes {
     private static func anchoredShapes(in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         startsAnchor.withUnsafeBufferPointer { startsAnchor in
             var found: UInt64 = 0
-            // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No match
-            // starts in the last bytes, too few to hold one: those are not read.
+            // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No match's
+            // anchor starts in the last bytes, too few to hold a match (`shortestFromAnchor`): they are not read.
             for index in 0..<max(bytes.count - shortestFromAnchor + 1, 0)
             where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1]) {
                 found |= shapesAnchored(at: index, in: bytes)
