@@ -55,6 +55,8 @@ package enum SecretNames {
     /// Whether a header's whole value is a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `Set-Cookie`, and names such as `X-Api-Key`, `X-Auth-Token`, `Private-Token`.
     package static func isSecret(headerName name: String) -> Bool {
+        // Most names (`Accept`, `Content-Type`) miss a letter of every secret word: answered without lock or hash.
+        guard mayBeSecret(headerName: name) else { return false }
         // The same few header names come on every request and response: answer them from memory.
         if let known = headerAnswers.withLock({ $0[name] }) { return known }
         let answer = isSecretUncached(headerName: name)
@@ -67,12 +69,41 @@ package enum SecretNames {
 
     private static let headerAnswers = Locked<[String: Bool]>([:])
 
-    private static func isSecretUncached(headerName name: String) -> Bool {
+    /// ``isSecret(headerName:)`` without its quick test and its memory: what tests check both against.
+    static func isSecretUncached(headerName name: String) -> Bool {
         let normalized = normalize(name)
         if credentialHeaders.contains(normalized) { return true }
         if hasSuffix(normalized, challengeSuffix) || normalized == authenticationInfo { return false }
         return isSecret(normalized: normalized, inURL: false)
     }
+
+    /// False only when no word that makes a header name secret (``credentialHeaders``, ``names``, ``fragments``)
+    /// has all its letters and digits in `name`: each of them is a secret name only by holding one of those words.
+    private static func mayBeSecret(headerName name: String) -> Bool {
+        // From the string's storage: iterating a `String.UTF8View` cost more than the rest of the test.
+        let present = name.utf8.withContiguousStorageIfAvailable(characterSet(of:)) ?? characterSet(of: Array(name.utf8))
+        return secretWordCharacterSets.contains { $0 & present == $0 }
+    }
+
+    /// A bit per ASCII letter (either case) and digit in `bytes`: what ``normalize(_:)`` keeps, as a set.
+    private static func characterSet(of bytes: some Sequence<UInt8>) -> UInt64 {
+        var set: UInt64 = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): set |= 1 << UInt64(byte - UInt8(ascii: "a"))
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): set |= 1 << UInt64(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): set |= 1 << UInt64(26 + byte - UInt8(ascii: "0"))
+            default: continue
+            }
+        }
+        return set
+    }
+
+    /// A word whose characters include another word's adds nothing to the test: only the smallest sets are kept.
+    private static let secretWordCharacterSets: [UInt64] = {
+        let sets = Set((Array(credentialHeaders.union(names)) + fragments).map(characterSet(of:)))
+        return sets.filter { set in !sets.contains { $0 != set && $0 & set == $0 } }.sorted()
+    }()
 
     private static func isSecret(normalized: [UInt8], inURL: Bool) -> Bool {
         guard !normalized.isEmpty else { return false }

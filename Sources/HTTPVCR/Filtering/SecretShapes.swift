@@ -71,7 +71,18 @@ package enum SecretShapes {
     /// Every shaped secret in `text`, but for the values `isPlaceholder` says stand for one already removed.
     package static func matches(in text: String, isPlaceholder: (String) -> Bool) -> [Match] {
         guard !text.isEmpty else { return [] }
-        let candidates = candidateShapes(in: text)
+        return matches(in: text, trying: candidateShapes(in: text), isPlaceholder: isPlaceholder)
+    }
+
+    /// ``matches(in:isPlaceholder:)`` with every regular expression run, whatever the scan for anchors says: what
+    /// the scan must never change, as tests check.
+    static func matchesTryingEveryShape(in text: String, isPlaceholder: (String) -> Bool) -> [Match] {
+        matches(in: text, trying: shapes, isPlaceholder: isPlaceholder)
+    }
+
+    private static func matches(in text: String, trying candidates: [Shape], isPlaceholder: (String) -> Bool)
+        -> [Match]
+    {
         guard !candidates.isEmpty else { return [] }
         let whole = NSRange(text.startIndex..., in: text)
         var result: [Match] = []
@@ -101,33 +112,42 @@ package enum SecretShapes {
     /// The shapes whose anchors `text` holds: one pass over its bytes, so that the common case (none) costs no
     /// regular expression. It runs on every live request's URL and header values.
     private static func candidateShapes(in text: String) -> [Shape] {
-        var text = text
-        let found = text.withUTF8 { bytes -> [Bool]? in
-            startsAnchor.withUnsafeBufferPointer { startsAnchor -> [Bool]? in
-                var found: [Bool]?
-                // Every anchor has two bytes or more: none starts at the last byte. Letters that start one are
-                // common (`bench`, `item`): the pair of bytes says more.
-                for index in 0..<max(bytes.count - 1, 0)
-                where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1]) {
-                    noteAnchors(at: index, in: bytes, found: &found)
-                }
-                return found
+        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
+        let found = text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
+            ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
+        guard found != 0 else { return [] }
+        return shapes.indices.filter { found & 1 << $0 != 0 }.map { shapes[$0] }
+    }
+
+    /// A bit per shape (by its position in ``shapes``) whose anchor `bytes` hold.
+    private static func anchoredShapes(in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        startsAnchor.withUnsafeBufferPointer { startsAnchor in
+            var found: UInt64 = 0
+            // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No match's
+            // anchor starts in the last bytes, too few to hold a match (`shortestFromAnchor`): they are not read.
+            for index in 0..<max(bytes.count - shortestFromAnchor + 1, 0)
+            where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1]) {
+                found |= shapesAnchored(at: index, in: bytes)
             }
+            return found
         }
-        guard let found else { return [] }
-        return shapes.indices.filter { found[$0] }.map { shapes[$0] }
     }
 
     /// Out of the scanning loop, which then keeps to registers: most texts have no anchor at all.
     @inline(never)
-    private static func noteAnchors(at index: Int, in bytes: UnsafeBufferPointer<UInt8>, found: inout [Bool]?) {
-        for anchor in anchorsByFirstByte[Int(bytes[index])] where found?[anchor.shape] != true {
-            guard startsWith(bytes, at: index, anchor.bytes, ignoringCase: shapes[anchor.shape].anchorsIgnoreCase)
-            else { continue }
-            if found == nil { found = Array(repeating: false, count: shapes.count) }
-            found?[anchor.shape] = true
+    private static func shapesAnchored(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var found: UInt64 = 0
+        for anchor in anchorsByFirstByte[Int(bytes[index])]
+        where startsWith(bytes, at: index, anchor.bytes, ignoringCase: anchor.ignoringCase) {
+            found |= 1 << anchor.shape
         }
+        return found
     }
+
+    /// The fewest bytes a match holds from the first byte of its anchor on: a JWT's 11 (`eyJa.eyJb.c`); the other
+    /// shapes need more (a bearer token 15, an AWS key ID 20). Every match holds one of its shape's anchors, in ASCII,
+    /// at its start or, for `[sr]k_live_`, one byte in; a match's UTF-16 units are as many UTF-8 bytes or fewer.
+    private static let shortestFromAnchor = 11
 
     /// Whether a byte starts some anchor: most bytes of a text start none, and are passed at once.
     private static let startsAnchor: [Bool] = anchorsByFirstByte.map { !$0.isEmpty }
@@ -156,14 +176,24 @@ package enum SecretShapes {
         return bits
     }()
 
+    private struct Anchor {
+        let shape: Int
+        let bytes: [UInt8]
+        /// The shape's ``Shape/anchorsIgnoreCase``, kept here: reading it off the shape retained the whole shape.
+        let ignoringCase: Bool
+    }
+
     /// Every shape's anchors, by their first byte (both cases of it for an anchor that ignores case).
-    private static let anchorsByFirstByte: [[(shape: Int, bytes: [UInt8])]] = {
-        var table = Array(repeating: [(shape: Int, bytes: [UInt8])](), count: 256)
+    private static let anchorsByFirstByte: [[Anchor]] = {
+        // A shape is a bit of a `UInt64` while texts are scanned.
+        precondition(shapes.count <= UInt64.bitWidth)
+        var table = Array(repeating: [Anchor](), count: 256)
         for (index, shape) in shapes.enumerated() {
-            for anchor in shape.anchors {
-                guard let first = anchor.first else { continue }
-                table[Int(first)].append((index, anchor))
-                if shape.anchorsIgnoreCase, let other = otherCase(first) { table[Int(other)].append((index, anchor)) }
+            for bytes in shape.anchors {
+                guard let first = bytes.first else { continue }
+                let anchor = Anchor(shape: index, bytes: bytes, ignoringCase: shape.anchorsIgnoreCase)
+                table[Int(first)].append(anchor)
+                if shape.anchorsIgnoreCase, let other = otherCase(first) { table[Int(other)].append(anchor) }
             }
         }
         return table
