@@ -76,7 +76,7 @@ package struct Locked<State>: @unchecked Sendable {
                 #if canImport(Darwin)
                 pthread_mutex_destroy(lock)
                 #endif
-                lock.deinitialize(count: 1)
+                _ = lock.deinitialize(count: 1)
             }
         }
     }
