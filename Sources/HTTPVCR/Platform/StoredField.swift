@@ -83,7 +83,7 @@ struct StoredField: @unchecked Sendable {
 /// existential out as the object's reference, then its witness tables (nil: a null reference); so once a cast has
 /// found the object in the field's first word, that word is read instead.
 final class ExistentialObjectField<Object: AnyObject>: Sendable {
-    let field: StoredField
+    private let field: StoredField
     private let firstWordIsObject = Atomic(false)
 
     init(_ field: StoredField) {
