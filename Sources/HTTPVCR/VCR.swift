@@ -108,17 +108,12 @@ public enum VCR {
     /// Keeps what `canInit` found for a request until its `startLoading` takes it, by the task's queue: the
     /// attribution is this state's answer, so it is kept under the same lock, one a request fewer.
     static func keep(_ notes: CanInitNotes, on queue: OpaquePointer) {
-        state.withLock { state in
-            // The entry of a task that never starts stays until its queue's address is used again. Bounded, far
-            // above the requests a process has between canInit and startLoading at once.
-            if state.notesByQueue.count >= 16_384 { state.notesByQueue.removeAll() }
-            state.notesByQueue[queue] = notes
-        }
+        state.withLock { $0.notesByQueue.keep(notes, on: queue) }
     }
 
     /// What ``keep(_:on:)`` kept for the request whose `startLoading` runs on `queue`, taken.
     static func takeNotes(on queue: OpaquePointer) -> CanInitNotes? {
-        state.withLock { $0.notesByQueue.removeValue(forKey: queue) }
+        state.withLock { $0.notesByQueue.take(on: queue) }
     }
 
     /// Set by the test integrations: which test the current task runs (Swift Testing's `Test.current`), nil outside
@@ -375,7 +370,7 @@ public enum VCR {
         var ejectionWaiters: [Int: Wakeup] = [:]
         var nextEjectionWaiter = 0
         /// Requests between `canInit` and `startLoading` (``keep(_:on:)``).
-        var notesByQueue: [OpaquePointer: CanInitNotes] = [:]
+        var notesByQueue = CanInitNotes.ByQueue()
     }
 }
 

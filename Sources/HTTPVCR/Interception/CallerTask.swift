@@ -29,11 +29,9 @@ struct CallerTask: @unchecked Sendable {
     var isCancelled: Bool { task.isCancelled }
 
     /// The current Swift task, if there is one. `UnsafeCurrentTask` and `Task` both hold nothing but the task
-    /// object; going through `AnyObject` retains it, so this value may outlive the scope it was taken in.
+    /// object; the `Task` is a copy, which retains it, so this value may outlive the scope it was taken in. Cast
+    /// where it lies: copying the optional `UnsafeCurrentTask` (of a type laid out out of sight) costs more.
     static var current: CallerTask? {
-        guard let object = withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: AnyObject.self) } }) else {
-            return nil
-        }
-        return CallerTask(task: unsafeBitCast(object, to: Task<Never, Never>.self))
+        withUnsafeCurrentTask { unsafeBitCast($0, to: Task<Never, Never>?.self) }.map(CallerTask.init)
     }
 }

@@ -15,7 +15,7 @@ struct CorelibsPlatform: LoaderPlatform {
     static let internals = Internals()
 
     struct Internals: Sendable {
-        let taskSession = StoredField("session", of: URLSessionTask.self)
+        let taskSession = StoredField("session", of: URLSessionTask.self).map(ExistentialObjectField<URLSession>.init)
         let taskResponse = StoredField("_response", of: URLSessionTask.self)
         let taskError = StoredField("error", of: URLSessionTask.self)
         let taskInlineCompletion = StoredField("_callCompletionHandlerInline", of: URLSessionTask.self)
@@ -89,7 +89,7 @@ struct CorelibsPlatform: LoaderPlatform {
     func clientQueue() -> any ClientQueue { DispatchClientQueue(internals.dispatch) }
 
     func session(of task: URLSessionTask) -> URLSession? {
-        internals.taskSession?.value(in: task, as: URLSession.self)
+        internals.taskSession?.object(in: task)
     }
 
     /// Read on the session's work queue (in `startLoading`): the registry is "only accessed on the owning session's

@@ -2,6 +2,7 @@
 // SPI, which only its own platforms' interfaces carry.
 #if canImport(FoundationNetworking)
 @_spi(Reflection) import Swift
+import Synchronization
 
 /// A stored property of a type HTTPVCR does not own, found by name in the runtime's field records, once, and read
 /// or written through the type those records give it: never a guessed layout. A field that was renamed or retyped
@@ -53,6 +54,12 @@ struct StoredField: @unchecked Sendable {
         return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
     }
 
+    /// The field's size, from its type.
+    var size: Int {
+        func size<Field>(_: Field.Type) -> Int { MemoryLayout<Field>.size }
+        return _openExistential(type, do: size)
+    }
+
     /// The field's value in the struct `value`, whatever its type.
     func value<Value>(inValue value: Value) -> Any {
         withUnsafeBytes(of: value) { bytes in
@@ -68,6 +75,34 @@ struct StoredField: @unchecked Sendable {
         guard type == Field.self else { return false }
         address(in: object).assumingMemoryBound(to: Field.self).pointee = value
         return true
+    }
+}
+
+/// A field that holds an `Object` through a class-bound existential, or an optional of one (`URLSessionProtocol!`),
+/// whose protocol may be internal. Cast from the field's type, a read costs some 500 instructions. Swift lays such an
+/// existential out as the object's reference, then its witness tables (nil: a null reference); so once a cast has
+/// found the object in the field's first word, that word is read instead.
+final class ExistentialObjectField<Object: AnyObject>: Sendable {
+    private let field: StoredField
+    private let firstWordIsObject = Atomic(false)
+
+    init(_ field: StoredField) {
+        self.field = field
+    }
+
+    /// The object the field holds in `owner`, if it is an `Object`.
+    func object(in owner: AnyObject) -> Object? {
+        let firstWord = field.address(in: owner).load(as: UnsafeRawPointer?.self)
+        if firstWordIsObject.load(ordering: .relaxed) {
+            guard let firstWord else { return nil }
+            return Unmanaged<AnyObject>.fromOpaque(firstWord).takeUnretainedValue() as? Object
+        }
+        let object = field.value(in: owner, as: Object.self)
+        if let object, firstWord == UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()),
+           field.size.isMultiple(of: MemoryLayout<UnsafeRawPointer>.size) {
+            firstWordIsObject.store(true, ordering: .relaxed)
+        }
+        return object
     }
 }
 #endif
