@@ -18,7 +18,7 @@ import FoundationNetworking
 /// calls completion handlers, so that ending a task on the work queue never waits for a Swift task's lock
 /// (``LoaderPlatform/resumesCallerOffWorkQueue(_:)``). Where that cannot be done it steps aside instead: before
 /// it ends a task whose caller is cancelled, it gives the work queue up once, so that the waiting cancellation goes
-/// first and ends the task itself (``VCRURLProtocol/isTaskLive``). That narrows the window without closing it.
+/// first and ends the task itself (`Load.isTaskLive`). That narrows the window without closing it.
 ///
 /// `canInit` sees it (it runs inside `resume()`, in the caller's task); ``CanInitNotes`` carries it to
 /// `startLoading`.
