@@ -81,7 +81,8 @@ package enum SecretNames {
     /// has all its letters and digits in `name`: each of them is a secret name only by holding one of those words.
     private static func mayBeSecret(headerName name: String) -> Bool {
         // From the string's storage: iterating a `String.UTF8View` cost more than the rest of the test.
-        let present = name.utf8.withContiguousStorageIfAvailable(characterSet(of:)) ?? characterSet(of: Array(name.utf8))
+        let present = name.utf8.withContiguousStorageIfAvailable(characterSet(of:))
+            ?? characterSet(of: Array(name.utf8))
         return secretWordCharacterSets.contains { $0 & present == $0 }
     }
 

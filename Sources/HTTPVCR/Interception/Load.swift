@@ -7,9 +7,10 @@ import FoundationNetworking
 ///
 /// A load is one or more requests: the task's own, then each one the loader sends on its own (a redirect's, a
 /// retry with credentials). Each is matched on the cassette like any other and replayed, recorded or refused
-/// (``send(_:)``). Between them the loader asks the app, and so does the load: at a redirect hop, at a final 3xx
+/// (`sendNext(_:)`). Between them the loader asks the app, and so does the load: at a redirect hop, at a final 3xx
 /// (recorded where the app refused to follow) and at a 401 that asks for credentials, the app's delegate is asked
-/// on the session's delegate queue (`Load+Session.swift`), and its answer decides what comes next, replaying as recording.
+/// on the session's delegate queue (`Load+Session.swift`), and its answer decides what comes next, replaying as
+/// recording.
 ///
 /// Each request is one part, numbered: the load receives its replayed scenes with its number (``SceneReceiver``), and
 /// its recording's events come in through a ``Part``. When the app takes the load elsewhere than the tape went (a

@@ -204,9 +204,8 @@ final class Playback: @unchecked Sendable {
         _ chapter: Int, in state: inout State, _ receiver: (receiver: any SceneReceiver, part: Int)
     ) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(
-            state.player.repeatDeliveries(of: chapter, to: receiver.receiver, part: receiver.part), in: &state, counts: false
-        )
+        let deliveries = state.player.repeatDeliveries(of: chapter, to: receiver.receiver, part: receiver.part)
+        enqueue(deliveries, in: &state, counts: false)
     }
 
     /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
@@ -321,7 +320,8 @@ extension Playback.State {
         let start = next
         let (receiver, part) = (pending[start].receiver, pending[start].part)
         var end = start + 1
-        while end < pending.count, pending[end].receiver === receiver, pending[end].part == part, pending[end].due == 0 {
+        while end < pending.count, pending[end].receiver === receiver, pending[end].part == part,
+              pending[end].due == 0 {
             end += 1
         }
         next = end

@@ -133,7 +133,8 @@ class VCRURLProtocol: URLProtocol {
                     : "beforeRecordRequest left it out of the cassette"
                 return load.refuse(.hiddenBody(of: live, neededFor: .passingBy(reason)))
             }
-            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: load.currentPart(sending: live)))
+            let part = load.currentPart(sending: live)
+            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
         // A body the loader hides is refused only where something needs it; otherwise the tape answers without it.
         if sent.hidesBody, let need = HiddenBody.need(before: cassette) {
