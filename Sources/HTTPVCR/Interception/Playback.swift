@@ -139,17 +139,17 @@ final class Playback: @unchecked Sendable {
     private func decide(
         _ request: URLRequest,
         in state: inout State,
-        _ receiver: (receiver: any SceneReceiver, part: Int)
+        _ recipient: SceneRecipient
     ) -> Decision {
         state.requestsSeen += 1
         // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
         if policy.recordMode == .all || policy.recordMode == .verify { return .record }
-        if startReplay(of: request, in: &state, receiver) { return .replaying }
-        if refilter(&state), startReplay(of: request, in: &state, receiver) { return .replaying }
+        if startReplay(of: request, in: &state, recipient) { return .replaying }
+        if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
             for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
         ) {
-            replayAgain(chapter, in: &state, receiver)
+            replayAgain(chapter, in: &state, recipient)
             return .replaying
         }
         if !policy.isWriteProtected { return .record }
@@ -167,7 +167,7 @@ final class Playback: @unchecked Sendable {
     private func startReplay(
         of request: URLRequest,
         in state: inout State,
-        _ receiver: (receiver: any SceneReceiver, part: Int)
+        _ recipient: SceneRecipient
     ) -> Bool {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -182,7 +182,7 @@ final class Playback: @unchecked Sendable {
         guard let chapter else { return false }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.start(chapter: chapter, receiver: receiver.receiver, part: receiver.part), in: &state)
+        enqueue(state.player.start(chapter: chapter, receiver: recipient.receiver, part: recipient.part), in: &state)
         scheduleWakeIfNeeded(&state)
         return true
     }
@@ -200,11 +200,9 @@ final class Playback: @unchecked Sendable {
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(
-        _ chapter: Int, in state: inout State, _ receiver: (receiver: any SceneReceiver, part: Int)
-    ) {
+    private func replayAgain(_ chapter: Int, in state: inout State, _ recipient: SceneRecipient) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        let deliveries = state.player.repeatDeliveries(of: chapter, to: receiver.receiver, part: receiver.part)
+        let deliveries = state.player.repeatDeliveries(of: chapter, to: recipient.receiver, part: recipient.part)
         enqueue(deliveries, in: &state, counts: false)
     }
 

@@ -19,7 +19,7 @@ struct Player {
 
     private var delivered: [Bool]
     /// Who receives each requested chapter, and for which of its requests (``Delivery/part``).
-    private var receivers: [Int: (receiver: any SceneReceiver, part: Int)] = [:]
+    private var receivers: [Int: SceneRecipient] = [:]
     private var bypassed: Set<Int> = []
     private var cursor = 0
     private var waitingSince: Date?
@@ -145,9 +145,7 @@ struct Player {
         receivers.keys.contains { chapter in layout.scenesOfChapter[chapter].contains { $0 >= position && !delivered[$0] } }
     }
 
-    private mutating func deliverAll(
-        of chapter: Int, to recipient: (receiver: any SceneReceiver, part: Int)
-    ) -> [Delivery] {
+    private mutating func deliverAll(of chapter: Int, to recipient: SceneRecipient) -> [Delivery] {
         var deliveries: [Delivery] = []
         deliveries.reserveCapacity(layout.scenesOfChapter[chapter].count)
         for position in layout.scenesOfChapter[chapter] where !delivered[position] {
@@ -158,9 +156,7 @@ struct Player {
 
     /// The scene at `position`, and a completion after it when it is the last of a chapter that was cut off
     /// before it ended (so that no client waits forever on a truncated tape).
-    private mutating func deliver(
-        _ position: Int, to recipient: (receiver: any SceneReceiver, part: Int), into deliveries: inout [Delivery]
-    ) {
+    private mutating func deliver(_ position: Int, to recipient: SceneRecipient, into deliveries: inout [Delivery]) {
         delivered[position] = true
         playhead = max(playhead, position + 1)
         let chapter = layout.chapterOfScene[position]
@@ -177,6 +173,9 @@ struct Player {
         }
     }
 }
+
+/// A receiver, and which of its requests a chapter answers (``Delivery/part``).
+typealias SceneRecipient = (receiver: any SceneReceiver, part: Int)
 
 /// Who receives a replayed chapter's scenes: the load of the URLSession task the request belongs to, or the door's
 /// awaiting caller.
