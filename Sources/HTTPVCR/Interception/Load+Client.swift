@@ -176,7 +176,8 @@ extension Load {
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
         }), let client = instance.client, isTaskLive else { return }
-        for event in told.events { make(event, told, on: client, from: instance) }
+        // By position: each event is read in place rather than copied out first.
+        for index in told.events.indices { make(told.events[index], told, on: client, from: instance) }
     }
 
     /// Makes the calls for one event of a run `told` (whose body and challenge go with its end), on the client's

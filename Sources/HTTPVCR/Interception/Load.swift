@@ -81,7 +81,7 @@ final class Load: @unchecked Sendable {
         if let task, let session { listener = platform.listener(of: task, in: session) }
         self.route = platform.bodyRoute(for: task, listener: listener)
         self.listener = ListenerCalls(session: session, task: task, listener: listener)
-        self.clientQueue = platform.clientQueue()
+        self.clientQueue = platform.clientQueue(of: task)
         self.redirectHandling = redirectHandling
         self.caller = caller
         self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))

@@ -21,7 +21,7 @@ struct ApplePlatform: LoaderPlatform {
 
     var currentQueue: OpaquePointer? { nil }
 
-    func clientQueue() -> any ClientQueue { RunLoopClientQueue() }
+    func clientQueue(of task: URLSessionTask?) -> any ClientQueue { RunLoopClientQueue() }
 
     func session(of task: URLSessionTask) -> URLSession? { nil }
 

@@ -28,7 +28,7 @@ struct CorelibsPlatform: LoaderPlatform {
         let registryTable: TaskRegistryTable?
         let protocolProperties = StoredField("properties", of: URLProtocol.self)
         let requestTimeoutIsSet = StoredField("isTimeoutIntervalSet", of: URLRequest.self)
-        let dispatch = DispatchClientQueue.Functions.find()
+        let dispatch = DispatchClientQueue.functions
         /// What degrades for want of what was not found: said once, on standard error.
         let degraded: [String]
 
@@ -86,7 +86,9 @@ struct CorelibsPlatform: LoaderPlatform {
 
     var currentQueue: OpaquePointer? { internals.dispatch?.currentQueue() }
 
-    func clientQueue() -> any ClientQueue { DispatchClientQueue(internals.dispatch) }
+    func clientQueue(of task: URLSessionTask?) -> any ClientQueue {
+        DispatchClientQueue(heldBy: task)
+    }
 
     func session(of task: URLSessionTask) -> URLSession? {
         internals.taskSession?.object(in: task)

@@ -30,8 +30,9 @@ protocol LoaderPlatform: Sendable {
     /// the loader lets it be known.
     var currentQueue: OpaquePointer? { get }
 
-    /// Where the client may be called later, captured in `startLoading`.
-    func clientQueue() -> any ClientQueue
+    /// Where the client may be called later, captured in `startLoading`; `task` is the protocol's, which its load
+    /// holds.
+    func clientQueue(of task: URLSessionTask?) -> any ClientQueue
 
     /// The session a task belongs to: nil where the loader keeps it to itself (and asks its delegates itself).
     func session(of task: URLSessionTask) -> URLSession?
@@ -84,7 +85,7 @@ extension URLSessionTask.State {
 }
 
 /// Where a protocol may talk to its client: captured in `startLoading`, where the loader asks for the calls.
-protocol ClientQueue: AnyObject, Sendable {
+protocol ClientQueue: Sendable {
     /// Whether a client call may be made right here.
     var isCurrent: Bool { get }
     /// Runs `body` where client calls may be made, after what was sent there before.
