@@ -87,13 +87,13 @@ final class Load: @unchecked Sendable {
         self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
     }
 
-    /// The part for the request the load is at now, `live` as it is sent.
-    func currentPart(sending live: URLRequest) -> Part {
+    /// The number of the part for the request the load is at now, `live` as it is sent.
+    func startPart(sending live: URLRequest) -> Int {
         let sentBody = Self.sentBody(of: live)
-        return Part(load: self, number: state.withLock { state in
+        return state.withLock { state in
             state.sentBody = sentBody
             return state.part
-        })
+        }
     }
 
     // MARK: Sending requests

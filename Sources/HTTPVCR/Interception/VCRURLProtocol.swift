@@ -133,7 +133,7 @@ class VCRURLProtocol: URLProtocol {
                     : "beforeRecordRequest left it out of the cassette"
                 return load.refuse(.hiddenBody(of: live, neededFor: .passingBy(reason)))
             }
-            let part = load.currentPart(sending: live)
+            let part = Load.Part(load: load, number: load.startPart(sending: live))
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
         // A body the loader hides is refused only where something needs it; otherwise the tape answers without it.
@@ -141,15 +141,17 @@ class VCRURLProtocol: URLProtocol {
             cassette.playback.noteRefusedUnmatched()
             return load.refuse(.hiddenBody(of: live, neededFor: need))
         }
-        load.reportRedirects(to: cassette.redirectHandoffs)
-        let part = load.currentPart(sending: live)
-        switch cassette.playback.play(filtered, to: load, part: part.number) {
+        if load.redirectHandling == .reportToClient { load.reportRedirects(to: cassette.redirectHandoffs) }
+        let part = load.startPart(sending: live)
+        switch cassette.playback.play(filtered, to: load, part: part) {
         case .replaying:
             break
         case .record where sent.hidesBody:
             load.refuse(.hiddenBody(of: live, neededFor: .recording(cassette.recordMode, matchedNothing: true)))
         case .record:
-            Recorder.shared.start(Recording(live: live, filtered: filtered, cassette: cassette, part: part))
+            Recorder.shared.start(
+                Recording(live: live, filtered: filtered, cassette: cassette, part: Load.Part(load: load, number: part))
+            )
         case let .refuse(error):
             load.refuse(sent.hidesBody ? HiddenBody.noting(error) : error)
         }
