@@ -167,7 +167,8 @@ struct Player {
         let (receiver, part) = recipient
         deliveries.append(Delivery(receiver: receiver, part: part, scene: position, chapter: chapter, isEnd: isEnd))
         guard isLast else { return }
-        receivers[chapter] = nil
+        // Sequential replay registers no receiver: nothing to hash then.
+        if !receivers.isEmpty { receivers[chapter] = nil }
         if !isEnd {
             deliveries.append(Delivery(receiver: receiver, part: part, scene: nil, chapter: chapter, isEnd: true))
         }
