@@ -90,13 +90,13 @@ extension Load {
 
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
     private var endpoint: (VCRURLProtocol, any URLProtocolClient)? {
-        let instance = state.withLock { $0.client.isStopped ? nil : $0.client.protocolInstance }
+        let instance = withLock { $0.client.isStopped ? nil : $0.client.protocolInstance }
         guard let instance, let client = instance.client, isTaskLive else { return nil }
         return (instance, client)
     }
 
     func stop() {
-        let onStop: (@Sendable () -> Void)? = state.withLock { state in
+        let onStop: (@Sendable () -> Void)? = withLock { state in
             state.client.isStopped = true
             state.client.protocolInstance = nil
             // Handed off: the next request's protocol goes on with the load, and its own stop ends it.
@@ -109,7 +109,7 @@ extension Load {
 
     /// Stores the cookies a hop or a held response sets, as the loader does before it goes on.
     func storeCookies(of response: HTTPURLResponse) {
-        guard CookieJar.setsCookies(response), let instance = state.withLock({ $0.client.protocolInstance }) else {
+        guard CookieJar.setsCookies(response), let instance = withLock({ $0.client.protocolInstance }) else {
             return
         }
         CookieJar(for: instance, on: platform)?.store(response)
@@ -117,7 +117,7 @@ extension Load {
 
     /// `request` with the cookies the session stored for its URL: a hop followed while recording.
     func addingCookies(to request: URLRequest) -> URLRequest {
-        guard let instance = state.withLock({ $0.client.protocolInstance }),
+        guard let instance = withLock({ $0.client.protocolInstance }),
               let jar = CookieJar(for: instance, on: platform)
         else {
             return request
@@ -126,7 +126,7 @@ extension Load {
     }
 
     func whenStopped(_ action: @escaping @Sendable () -> Void) {
-        let stopped = state.withLock { state in
+        let stopped = withLock { state in
             let stopped = state.client.isStopped && state.client.relay == nil
             if !stopped { state.client.onStop = action }
             return stopped
@@ -145,7 +145,7 @@ extension Load {
         while let hop = rest.firstIndex(where: { if case .redirect = $0 { true } else { false } }) {
             tellBetweenHops(rest[..<hop])
             guard case let .redirect(response, target, method) = rest[hop] else { break }
-            if let relay = state.withLock({ $0.client.relay }) {
+            if let relay = withLock({ $0.client.relay }) {
                 relay.pass(rest[hop])
             } else {
                 // Stored now, whether the hop is reported or followed here: the next request must carry them.
@@ -160,7 +160,7 @@ extension Load {
     /// Events with no hop among them, told on the client's queue: right here when this is it.
     private func tellBetweenHops(_ events: ArraySlice<ClientEvent>) {
         guard !events.isEmpty else { return }
-        if let relay = state.withLock({ $0.client.relay }) { return events.forEach(relay.pass) }
+        if let relay = withLock({ $0.client.relay }) { return events.forEach(relay.pass) }
         tellOnClientQueue(events, ending: events.contains { $0.isEnd })
     }
 
@@ -171,7 +171,7 @@ extension Load {
         }
         // One lock: worked out even when the task turns out not to be live, which it never is again.
         // Bound straight from the lock's result: a named optional is copied into the bindings, then destroyed.
-        guard let (instance, told) = state.withLock({ state -> (VCRURLProtocol, ClientEnd.Told)? in
+        guard let (instance, told) = withLock({ state -> (VCRURLProtocol, ClientEnd.Told)? in
             guard !state.client.isStopped, let instance = state.client.protocolInstance else { return nil }
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
@@ -233,7 +233,7 @@ extension Load {
         if clientQueue.isCurrent, !(ending && yieldsBeforeEnding()) {
             guard let (instance, client) = endpoint else { return }
             body(instance, client)
-            if ending { state.withLock { $0.client.protocolInstance = nil } }
+            if ending { withLock { $0.client.protocolInstance = nil } }
         } else {
             clientQueue.async { [self] in toClient(ending: ending, body) }
         }
@@ -249,7 +249,7 @@ extension Load {
 
     func yieldsBeforeEnding() -> Bool {
         guard caller?.isCancelled == true else { return false }
-        return state.withLock { state in
+        return withLock { state in
             defer { state.client.hasYieldedBeforeEnding = true }
             return !state.client.hasYieldedBeforeEnding
         }
@@ -260,7 +260,7 @@ extension Load {
     /// Hops of this request's chapter are reported to the client and continued through `handoffs`.
     func reportRedirects(to handoffs: RedirectHandoffs) {
         guard redirectHandling == .reportToClient else { return }
-        state.withLock { $0.client.handoffs = handoffs }
+        withLock { $0.client.handoffs = handoffs }
     }
 
     /// Reports a hop, as Apple's loader expects: `wasRedirectedTo`, the 3xx and the end in one client block. The
@@ -269,7 +269,7 @@ extension Load {
     /// the client gets the final response.
     private func reportRedirect(_ hop: HTTPURLResponse, to target: URL, method: String?) {
         guard redirectHandling == .reportToClient else { return }
-        let reported: (RedirectHandoffs, URLRequest)? = state.withLock { state in
+        let reported: (RedirectHandoffs, URLRequest)? = withLock { state in
             guard let handoffs = state.client.handoffs, !state.client.isStopped,
                   let original = state.client.protocolInstance?.request
             else { return nil }
@@ -290,7 +290,7 @@ extension Load {
     /// `successor` serves the request this load's reported hop led to: it gets what was held back, then
     /// everything that follows, and stopping it stops what this load would have stopped.
     func handOff(to successor: Load) {
-        let (onStop, relay) = state.withLock { state in
+        let (onStop, relay) = withLock { state in
             defer { state.client.onStop = nil }
             return (state.client.onStop, state.client.relay)
         }

@@ -158,7 +158,7 @@ extension Load {
     /// (without a delegate: the credential the session's storage proposes), and goes on with its answer: a retry
     /// carrying the credential, the 401 as the outcome, or a cancellation.
     func askAboutChallenge(_ response: HTTPURLResponse, space: URLProtectionSpace) {
-        let (failures, last) = state.withLock { ($0.challenges, $0.lastCredential) }
+        let (failures, last) = withLock { ($0.challenges, $0.lastCredential) }
         let stored = LoaderRules.storedCredential(for: space, in: session?.configuration.urlCredentialStorage)
         // Tried already: the loader does not offer it again.
         let proposed = last?.credential == stored ? nil : stored

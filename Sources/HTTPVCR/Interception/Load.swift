@@ -19,7 +19,7 @@ import FoundationNetworking
 /// Replayed scenes arrive on the client's queue, in tape order (``Playback``'s delivery queue), and answers are
 /// carried back there: the order of what the client hears holds by construction. What the client is told goes
 /// through the load's client end (`Load+Client.swift`), under the same lock: one lock a load.
-final class Load: @unchecked Sendable {
+final class Load: LockedObject<Load.State>, @unchecked Sendable {
     /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
     let cassette: Cassette?
     /// The task and its session, where the platform shows it (`Load+Session.swift`: what the session decides).
@@ -36,7 +36,6 @@ final class Load: @unchecked Sendable {
     let listener: ListenerCalls?
     /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
     let caller: CallerTask?
-    let state: Locked<State>
 
     struct State {
         /// The part events are taken from.
@@ -84,13 +83,13 @@ final class Load: @unchecked Sendable {
         self.clientQueue = platform.clientQueue(of: task)
         self.redirectHandling = redirectHandling
         self.caller = caller
-        self.state = Locked(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
+        super.init(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
     }
 
     /// The number of the part for the request the load is at now, `live` as it is sent.
     func startPart(sending live: URLRequest) -> Int {
         let sentBody = Self.sentBody(of: live)
-        return state.withLock { state in
+        return withLock { state in
             state.sentBody = sentBody
             return state.part
         }
@@ -104,7 +103,7 @@ final class Load: @unchecked Sendable {
     private func sendNext(_ request: URLRequest) {
         let live = addingSessionHeaders(to: request)
         let sentBody = Self.sentBody(of: live)
-        let part = state.withLock { state in
+        let part = withLock { state in
             state.part += 1
             state.request = request
             state.end = nil
@@ -140,7 +139,7 @@ final class Load: @unchecked Sendable {
         // Usually every scene is told as it is: then they go to the client end as one run, with no steps between.
         var told: [ClientEvent] = []
         var steps: [Step] = []
-        state.withLock { state in
+        withLock { state in
             guard part == state.part else { return }
             told.reserveCapacity(events.underestimatedCount + 1)
             if let sentBody = state.sentBody {
@@ -268,19 +267,19 @@ final class Load: @unchecked Sendable {
                     return tellClient(.finish)
                 }
                 if followsTape(answer, next: next) {
-                    state.withLock { $0.request = answer; $0.redirects += 1 }
+                    withLock { $0.request = answer; $0.redirects += 1 }
                     return release()
                 }
                 leavePart()
                 sendNext(answer)
             }
         case let .askAtEnd(.redirect(response, body)):
-            let (redirects, proposed) = state.withLock { ($0.redirects, LoaderRules.redirect(from: $0.request, by: response)) }
+            let (redirects, proposed) = withLock { ($0.redirects, LoaderRules.redirect(from: $0.request, by: response)) }
             guard redirects < LoaderRules.redirectLimit else { return finishPart(.fail(URLError.tooManyRedirects(response.url))) }
             guard let proposed else { return deliverAtEnd(.response(response, setsCookies: false), body: body) }
             askAboutRedirect(response, proposed: proposed) { [self] answer in
                 guard let answer else { return deliverAtEnd(.response(response, setsCookies: false), body: body) }
-                state.withLock { $0.redirects += 1 }
+                withLock { $0.redirects += 1 }
                 leavePart()
                 sendNext(answer)
             }
@@ -301,7 +300,7 @@ final class Load: @unchecked Sendable {
     private func release() {
         onClientQueue { [self] in
             while true {
-                let step: Step? = state.withLock { state in
+                let step: Step? = withLock { state in
                     guard !state.held.isEmpty else {
                         state.isDeciding = false
                         return nil
@@ -312,14 +311,14 @@ final class Load: @unchecked Sendable {
                 }
                 guard let step else { return }
                 perform(step)
-                if state.withLock({ $0.isDeciding }) { return }  // asking again: its answer releases the rest
+                if withLock({ $0.isDeciding }) { return }  // asking again: its answer releases the rest
             }
         }
     }
 
     /// The current part's chapter is left behind: what is left of it is dropped.
     private func leavePart() {
-        state.withLock { state in
+        withLock { state in
             state.part += 1
             state.held = []
             state.isDeciding = false
@@ -328,7 +327,7 @@ final class Load: @unchecked Sendable {
     }
 
     private func deliverAtEnd(_ event: ClientEvent, body: Data) {
-        state.withLock { $0.isDeciding = false; $0.end = nil }
+        withLock { $0.isDeciding = false; $0.end = nil }
         tellClient(event)
         if !body.isEmpty { tellClient(.data(body)) }
         tellClient(.finish)
@@ -338,7 +337,7 @@ final class Load: @unchecked Sendable {
 
     /// An event of `part`'s recording, as it happens.
     func recorded(_ event: ClientEvent, in part: Int) {
-        let step: Step = state.withLock { state in
+        let step: Step = withLock { state in
             guard part == state.part else { return .nothing }
             switch event {
             case let .response(response, _):
@@ -360,7 +359,7 @@ final class Load: @unchecked Sendable {
     /// The load ended on a response the app's session did not act on: a credential used on the way is kept in the
     /// session's storage, as the loader does once it worked.
     private func keepCredential() {
-        guard let (space, credential) = state.withLock({ $0.lastCredential }),
+        guard let (space, credential) = withLock({ $0.lastCredential }),
               let storage = session?.configuration.urlCredentialStorage, let task
         else { return }
         storage.set(credential, for: space, task: task)
@@ -378,10 +377,10 @@ final class Load: @unchecked Sendable {
             return answer(addingCookies(to: proposed))
         }
         storeCookies(of: hop)
-        let proposal = state.withLock { LoaderRules.redirect(from: $0.request, by: hop) } ?? proposed
+        let proposal = withLock { LoaderRules.redirect(from: $0.request, by: hop) } ?? proposed
         askAboutRedirect(hop, proposed: proposal) { [self] next in
             guard let next else { return answer(nil) }
-            state.withLock { $0.request = next; $0.redirects += 1 }
+            withLock { $0.request = next; $0.redirects += 1 }
             answer(addingSessionHeaders(to: next))
         }
     }
@@ -392,7 +391,7 @@ final class Load: @unchecked Sendable {
         guard let credential, let retried = LoaderRules.authorizing(original, with: credential, for: space) else {
             return finishPart(.finish)
         }
-        state.withLock { state in
+        withLock { state in
             state.challenges += 1
             state.lastCredential = (space, credential)
         }
@@ -401,7 +400,7 @@ final class Load: @unchecked Sendable {
 
     /// Ends the load with `event` after the app decided at its end.
     func finishPart(_ event: ClientEvent) {
-        state.withLock { $0.isDeciding = false; $0.end = nil }
+        withLock { $0.isDeciding = false; $0.end = nil }
         tellClient(event)
     }
 }
