@@ -28,6 +28,7 @@ enum ClientEvent {
     /// What a recorded scene tells the client; nil for the request, which the client made. `fallbackURL` is the
     /// live request's URL, for recorded responses that have none (read only for responses and hops). A function
     /// rather than an initializer: it borrows the scene's event, which an initializer would take a copy of.
+    @inline(__always)
     static func replaying(_ event: Scene.Event, fallbackURL: @autoclosure () -> URL?) -> ClientEvent? {
         switch event {
         case .request:

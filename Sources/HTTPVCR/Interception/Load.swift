@@ -175,6 +175,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         case askAtEnd(End)
     }
 
+    @inline(__always)
     private func step(for event: Scene.Event, in state: inout State) -> Step {
         guard let clientEvent = ClientEvent.replaying(event, fallbackURL: state.request.url) else { return .nothing }
         switch clientEvent {
