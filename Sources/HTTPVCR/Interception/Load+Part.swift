@@ -36,6 +36,11 @@ extension Load {
 // Replayed scenes, in runs, on the client's queue: `isOnClientQueue`, `onClientQueue` and `yieldsBeforeEnding` are
 // the client end's (Load+Client.swift).
 extension Load: SceneReceiver {
-    func receive(_ event: Scene.Event, part: Int) { replayed(CollectionOfOne(event), in: part) }
-    func receive(_ run: SceneRun) { replayed(run, in: run.part) }
+    func receive(_ event: Scene.Event, part: Int) {
+        receive(SceneRun(scenes: [Scene(chapter: 0, event: event)], deliveries: [
+            Delivery(receiver: self, part: part, scene: 0, chapter: 0, isEnd: Delivery.isEnd(event)),
+        ]))
+    }
+
+    func receive(_ run: SceneRun) { replayed(run) }
 }

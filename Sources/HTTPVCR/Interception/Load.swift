@@ -135,27 +135,34 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
 
     /// Scenes of `part`'s chapter, in order, on the client's queue. Once the app is asked, what follows waits for
     /// its answer.
-    func replayed(_ events: some Sequence<Scene.Event>, in part: Int) {
+    func replayed(_ run: SceneRun) {
         // Usually every scene is told as it is: then they go to the client end as one run, with no steps between.
         var told: [ClientEvent] = []
         var steps: [Step] = []
         withLock { state in
-            guard part == state.part else { return }
-            told.reserveCapacity(events.underestimatedCount + 1)
+            guard run.part == state.part else { return }
+            told.reserveCapacity(run.deliveries.count + 1)
             if let sentBody = state.sentBody {
                 state.sentBody = nil
                 told.append(sentBody)
             }
-            for event in events {
-                if state.isDeciding {
-                    state.held.append(event)
-                    continue
-                }
-                let step = self.step(for: event, in: &state)
-                if steps.isEmpty, case let .tell(clientEvent) = step {
-                    told.append(clientEvent)
-                } else {
-                    steps.append(step)
+            // Each event is read where it is on the tape: an array's subscript would copy the whole scene out first.
+            run.scenes.withUnsafeBufferPointer { scenes in
+                for delivery in run.deliveries {
+                    if state.isDeciding {
+                        state.held.append(run.event(of: delivery))
+                        continue
+                    }
+                    let step = if let position = delivery.scene {
+                        self.step(for: scenes[checked: position].event, in: &state)
+                    } else {
+                        self.step(for: .completion, in: &state)
+                    }
+                    if steps.isEmpty, case let .tell(clientEvent) = step {
+                        told.append(clientEvent)
+                    } else {
+                        steps.append(step)
+                    }
                 }
             }
         }

@@ -222,12 +222,13 @@ struct SceneRun: Sequence {
         var deliveries: ArraySlice<Delivery>.Iterator
 
         mutating func next() -> Scene.Event? {
-            guard let delivery = deliveries.next() else { return nil }
-            guard let position = delivery.scene else { return .completion }
-            // Bounds-checked: reading the event through a raw pointer saved a few hundred instructions (a copy of
-            // the whole scene) at the price of a position nothing checks.
-            return scenes[position].event
+            deliveries.next().map { delivery in delivery.scene.map { scenes[$0].event } ?? .completion }
         }
+    }
+
+    /// The event `delivery` names.
+    func event(of delivery: Delivery) -> Scene.Event {
+        delivery.scene.map { scenes[$0].event } ?? .completion
     }
 }
 
@@ -251,6 +252,16 @@ struct Delivery {
         switch event {
         case .completion, .error: true
         default: false
+        }
+    }
+}
+
+extension UnsafeBufferPointer {
+    /// The element at `position`, read in place, and checked in release builds too (the plain subscript is not).
+    subscript(checked position: Int) -> Element {
+        unsafeAddress {
+            precondition(indices.contains(position), "position \(position) is outside a buffer of \(count)")
+            return baseAddress.unsafelyUnwrapped + position
         }
     }
 }
