@@ -176,12 +176,15 @@ extension Load {
             if ending { state.client.protocolInstance = nil }
             return (instance, state.client.take(events, route: route))
         }), let client = instance.client, isTaskLive else { return }
-        // By position: each event is read in place rather than copied out first.
-        for index in told.events.indices { make(told.events[index], told, on: client, from: instance) }
+        // Each event is read in place rather than copied out first.
+        told.events.withUnsafeBufferPointer { events in
+            for event in events.indices { make(events[checked: event], told, on: client, from: instance) }
+        }
     }
 
     /// Makes the calls for one event of a run `told` (whose body and challenge go with its end), on the client's
     /// queue.
+    @inline(__always)
     private func make(
         _ event: ClientEvent, _ told: ClientEnd.Told, on client: any URLProtocolClient, from instance: URLProtocol
     ) {
