@@ -45,6 +45,7 @@ extension Load {
         /// or into a download's file; what body there is goes before an error; a later response (a retry with
         /// credentials) replaces the body of an earlier one. ``Load/make(_:_:on:from:)`` leaves out redirects and
         /// what the route holds back.
+        @inline(__always)
         mutating func take(_ events: ArraySlice<ClientEvent>, route: BodyRoute) -> Told {
             guard !hasEnded else { return Told(events: events.prefix(0)) }
             var end = events.endIndex
@@ -158,6 +159,7 @@ extension Load {
     }
 
     /// Events with no hop among them, told on the client's queue: right here when this is it.
+    @inline(__always)
     private func tellBetweenHops(_ events: ArraySlice<ClientEvent>) {
         guard !events.isEmpty else { return }
         if let relay = withLock({ $0.client.relay }) { return events.forEach(relay.pass) }
