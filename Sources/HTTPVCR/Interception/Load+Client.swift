@@ -87,7 +87,11 @@ extension Load {
     /// `cancel()` tells the client itself, later, on the task's queue; a completion from us in between would
     /// have the task finished and unregistered before that, and its cancellation then traps ("a task that is not
     /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
-    private var isTaskLive: Bool { task.map(platform.isLive) ?? true }
+    private var isTaskLive: Bool {
+        // Not `task.map(platform.isLive)`: the closure would take a copy of the platform each time.
+        guard let task else { return true }
+        return platform.isLive(task)
+    }
 
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.
     private var endpoint: (VCRURLProtocol, any URLProtocolClient)? {

@@ -73,7 +73,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         self.cassette = cassette
         self.task = task
         self.platform = platform
-        let session = task.flatMap(platform.session(of:))
+        let session = if let task { platform.session(of: task) } else { URLSession?.none }
         self.session = session
         self.original = protocolInstance.request
         var listener = TaskListener.none
