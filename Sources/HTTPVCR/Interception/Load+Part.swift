@@ -37,7 +37,7 @@ extension Load {
 // the client end's (Load+Client.swift).
 extension Load: SceneReceiver {
     func receive(_ event: Scene.Event, part: Int) {
-        receive(SceneRun(scenes: [Scene(chapter: 0, event: event)], deliveries: [
+        replayed(SceneRun(scenes: [Scene(chapter: 0, event: event)], deliveries: [
             Delivery(receiver: self, part: part, scene: 0, chapter: 0, isEnd: Delivery.isEnd(event)),
         ]))
     }

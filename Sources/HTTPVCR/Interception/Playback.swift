@@ -132,7 +132,8 @@ final class Playback: @unchecked Sendable {
             // lock as the decision.
             return (decision, state.takeTurn())
         }
-        if let run { deliver(startingWith: run) }
+        // Handed over, not copied: the queue's storage is then free to serve the next request once it is delivered.
+        if let run = consume run { deliver(startingWith: run) }
         return decision
     }
 
@@ -182,7 +183,9 @@ final class Playback: @unchecked Sendable {
         guard let chapter else { return false }
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        enqueue(state.player.start(chapter: chapter, receiver: recipient.receiver, part: recipient.part), in: &state)
+        let queued = state.pending.count
+        state.player.start(chapter: chapter, receiver: recipient.receiver, part: recipient.part, into: &state.pending)
+        enqueued(from: queued, in: &state)
         scheduleWakeIfNeeded(&state)
         return true
     }
@@ -206,25 +209,30 @@ final class Playback: @unchecked Sendable {
         enqueue(deliveries, in: &state, counts: false)
     }
 
-    /// Queues deliveries, counting a chapter as played once its last scene is queued: before the client hears
-    /// of it, so that code awaiting the response sees it played.
+    /// Queues deliveries (see ``enqueued(from:in:counts:)``).
     private func enqueue(_ batch: [Delivery], in state: inout State, counts: Bool = true) {
+        let queued = state.pending.count
+        state.pending.append(contentsOf: batch)
+        enqueued(from: queued, in: &state, counts: counts)
+    }
+
+    /// The deliveries queued from `start` on: a chapter is counted as played once its last scene is queued (before
+    /// the client hears of it, so that code awaiting the response sees it played), and each is given its time.
+    private func enqueued(from start: Int, in state: inout State, counts: Bool = true) {
         if counts {
-            for delivery in batch where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
+            for delivery in state.pending[start...] where delivery.isEnd { countFinished(delivery.chapter, in: &state) }
         }
-        guard let factor = policy.timingFactor else { return state.queue(batch) }
-        var timed = batch
-        for index in timed.indices {
-            let delivery = timed[index]
-            guard let start = state.startedAt[delivery.chapter] else { continue }
+        guard let factor = policy.timingFactor else { return }
+        for index in start..<state.pending.count {
+            let delivery = state.pending[index]
+            guard let started = state.startedAt[delivery.chapter] else { continue }
             // A completion added after a cut-off chapter's last scene is due with it.
             let position = delivery.scene ?? layout.scenesOfChapter[delivery.chapter].last
             let offset = position.map { scenes[$0].time } ?? 0
             // Bounded (a day): a cassette's times are read from a file, and a wild one must not trap.
             let wait = min(max(0, offset * factor), 86_400)
-            timed[index].due = start + UInt64((wait * 1e9).rounded())
+            state.pending[index].due = started + UInt64((wait * 1e9).rounded())
         }
-        state.queue(timed)
     }
 
     /// Counts a chapter as played, once.
@@ -259,9 +267,9 @@ final class Playback: @unchecked Sendable {
     /// Each run is delivered where its receiver's client must be called (corelibs: the task's queue). When that is
     /// not here, the turn goes there with it, and the runs after it follow from there: so a client call is over
     /// before the next one starts, and the session hears of chapters in tape order by construction.
-    func deliver(startingWith run: ArraySlice<Delivery>) {
-        var taken: ArraySlice<Delivery>? = run
-        while var run = taken, let first = run.first {
+    func deliver(startingWith first: consuming ArraySlice<Delivery>) {
+        var taken: ArraySlice<Delivery>? = consume first
+        while var run = taken.take(), let first = run.first {
             if first.due != 0, first.due > DispatchTime.now().uptimeNanoseconds {
                 // Keeps the turn: what was queued after it waits, so order holds.
                 let due = DispatchTime(uptimeNanoseconds: first.due)
@@ -277,7 +285,8 @@ final class Playback: @unchecked Sendable {
                     deliverRest()
                 }
             }
-            receiver.receive(SceneRun(scenes: scenes, deliveries: run))
+            // Its last use: the queue's storage is no longer shared when the next run is taken.
+            receiver.receive(SceneRun(scenes: scenes, deliveries: consume run))
             taken = state.withLock { $0.nextRun() }
         }
     }
@@ -290,11 +299,8 @@ final class Playback: @unchecked Sendable {
 // MARK: The delivery queue
 
 extension Playback.State {
-    mutating func queue(_ deliveries: [Delivery]) {
-        guard !deliveries.isEmpty else { return }
-        // Usually nothing is pending: take the array as it is rather than copy its deliveries one by one.
-        if pending.isEmpty { pending = deliveries } else { pending.append(contentsOf: deliveries) }
-    }
+    /// The most deliveries whose storage the queue keeps once it is empty.
+    static let keptCapacity = 64
 
     /// Takes the turn and the first run, unless someone else holds the turn or nothing is queued.
     mutating func takeTurn() -> ArraySlice<Delivery>? {
@@ -308,9 +314,14 @@ extension Playback.State {
     /// its own, so that the run before it is not held.
     mutating func nextRun() -> ArraySlice<Delivery>? {
         guard next < pending.count else {
-            // Not keeping the capacity: the run just delivered still shares the buffer (an empty copy would be
-            // allocated), and `queue` takes the next batch's array in its place anyway.
-            pending = []
+            // The storage is kept for the next request's deliveries (a sequential replay then allocates none), unless
+            // a burst made it large. One by one: `removeAll(keepingCapacity:)` goes through a generic replacement
+            // that costs more than the few deliveries a request makes.
+            if pending.capacity <= Self.keptCapacity {
+                while !pending.isEmpty { pending.removeLast() }
+            } else {
+                pending = []
+            }
             next = 0
             isDelivering = false
             return nil

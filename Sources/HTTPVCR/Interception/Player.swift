@@ -57,14 +57,22 @@ struct Player {
 
     /// A matched request starts playing its chapter. Returns what can be delivered now.
     mutating func start(chapter: Int, receiver: any SceneReceiver, part: Int = 0) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        start(chapter: chapter, receiver: receiver, part: part, into: &deliveries)
+        return deliveries
+    }
+
+    /// ``start(chapter:receiver:part:)``, appending to `deliveries`: the playback's queue, whose storage then serves
+    /// one request after another.
+    mutating func start(chapter: Int, receiver: any SceneReceiver, part: Int = 0, into deliveries: inout [Delivery]) {
         if let whole = wholeDelivery(of: chapter) {
             // Sequential replay: the same deliveries `advance` would make, without registering a receiver.
-            let deliveries = deliverAll(of: chapter, to: (receiver, part))
+            deliverAll(of: chapter, to: (receiver, part), into: &deliveries)
             if whole == .nextOnTape { waitingSince = nil }
-            return deliveries
+            return
         }
         receivers[chapter] = (receiver, part)
-        return advance(now: Date())
+        deliveries.append(contentsOf: advance(now: Date()))
     }
 
     /// A chapter played again (``VCRConfiguration/allowsPlaybackRepeats``): all its scenes at once, to `receiver`,
@@ -145,13 +153,10 @@ struct Player {
         receivers.keys.contains { chapter in layout.scenesOfChapter[chapter].contains { $0 >= position && !delivered[$0] } }
     }
 
-    private mutating func deliverAll(of chapter: Int, to recipient: SceneRecipient) -> [Delivery] {
-        var deliveries: [Delivery] = []
-        deliveries.reserveCapacity(layout.scenesOfChapter[chapter].count)
+    private mutating func deliverAll(of chapter: Int, to recipient: SceneRecipient, into deliveries: inout [Delivery]) {
         for position in layout.scenesOfChapter[chapter] where !delivered[position] {
             deliver(position, to: recipient, into: &deliveries)
         }
-        return deliveries
     }
 
     /// The scene at `position`, and a completion after it when it is the last of a chapter that was cut off
