@@ -8,12 +8,17 @@ import FoundationNetworking
 enum RequestFilter {
     /// The request to match and record, or nil when `beforeRecordRequest` refuses it.
     static func filter(_ request: URLRequest, with configuration: VCRConfiguration) -> URLRequest? {
+        filterForMatching(request, with: configuration)?.request
+    }
+
+    /// ``filter(_:with:)``, with the text of the URL the filters read, which matching reads too.
+    static func filterForMatching(_ request: URLRequest, with configuration: VCRConfiguration) -> FilteredRequest? {
         var request = request
         if let beforeRecordRequest = configuration.beforeRecordRequest {
             guard let replaced = beforeRecordRequest(request) else { return nil }
             request = replaced
         }
-        return filterIgnoringBeforeRecordRequest(request, with: configuration)
+        return filterForMatchingIgnoringBeforeRecordRequest(request, with: configuration)
     }
 
     /// Every filter but `beforeRecordRequest`: for what must be written whatever that hook says, such as a
@@ -22,6 +27,14 @@ enum RequestFilter {
         _ request: URLRequest,
         with configuration: VCRConfiguration
     ) -> URLRequest {
+        filterForMatchingIgnoringBeforeRecordRequest(request, with: configuration).request
+    }
+
+    /// ``filterIgnoringBeforeRecordRequest(_:with:)``, with the text of the URL the filters read.
+    static func filterForMatchingIgnoringBeforeRecordRequest(
+        _ request: URLRequest,
+        with configuration: VCRConfiguration
+    ) -> FilteredRequest {
         var removed = SecretValues()
         return filterIgnoringBeforeRecordRequest(request, with: configuration, removed: &removed)
     }
@@ -38,7 +51,7 @@ enum RequestFilter {
         _ request: URLRequest,
         with configuration: VCRConfiguration,
         removed: inout SecretValues
-    ) -> URLRequest {
+    ) -> FilteredRequest {
         var request = request
         // Named placeholders first: a value the configuration names is written as its own placeholder.
         // Only when there is some: making it copies the whole configuration.
@@ -79,8 +92,11 @@ enum RequestFilter {
             setBody(filtered, of: &request)
             secrets.takeShapedSecrets(in: filtered, into: &removed)
         }
-        if let url { secrets.takeShapedSecrets(in: url.absoluteString, into: &removed) }
-        return replacingEchoes(of: removed, in: request)
+        let absoluteURL = url?.absoluteString
+        if let absoluteURL { secrets.takeShapedSecrets(in: absoluteURL, into: &removed) }
+        // Replacing echoes may change the URL: matching then reads it again.
+        guard removed.isEmpty else { return FilteredRequest(replacingEchoes(of: removed, in: request)) }
+        return FilteredRequest(request, absoluteURL: url?.baseURL == nil ? absoluteURL : nil)
     }
 
     /// What was filtered out, wherever else the request carries it: its URL (a password in a path), the headers

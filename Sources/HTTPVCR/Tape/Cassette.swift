@@ -162,10 +162,19 @@ public final class Cassette: @unchecked Sendable {
     /// The live request as it is matched and recorded, or nil when `beforeRecordRequest` refuses it. `earlier` is
     /// what that hook already made of the request (``CanInitNotes``): it is not asked twice about the same request.
     func filtered(_ request: URLRequest, earlier: (seen: URLRequest, result: URLRequest)? = nil) -> URLRequest? {
+        filteredForMatching(request, earlier: earlier)?.request
+    }
+
+    /// ``filtered(_:earlier:)``, with the text of the URL the filters read: ``Playback`` matches it without
+    /// reading the URL again.
+    func filteredForMatching(
+        _ request: URLRequest,
+        earlier: (seen: URLRequest, result: URLRequest)? = nil
+    ) -> FilteredRequest? {
         if let earlier, earlier.seen == request {
-            return RequestFilter.filterIgnoringBeforeRecordRequest(earlier.result, with: configuration)
+            return RequestFilter.filterForMatchingIgnoringBeforeRecordRequest(earlier.result, with: configuration)
         }
-        return RequestFilter.filter(request, with: configuration)
+        return RequestFilter.filterForMatching(request, with: configuration)
     }
 
     // MARK: Recording
