@@ -74,6 +74,12 @@ package enum SecretShapes {
         return matches(in: text, trying: candidateShapes(in: text), isPlaceholder: isPlaceholder)
     }
 
+    /// False when `text` holds no shaped secret: most texts, told in one pass over their bytes (the test
+    /// ``matches(in:isPlaceholder:)`` starts with), without making the list of shapes to try.
+    package static func mayHoldMatch(in text: String) -> Bool {
+        !text.isEmpty && anchoredShapes(in: text) != 0
+    }
+
     /// ``matches(in:isPlaceholder:)`` with every regular expression run, whatever the scan for anchors says: what
     /// the scan must never change, as tests check.
     static func matchesTryingEveryShape(in text: String, isPlaceholder: (String) -> Bool) -> [Match] {
@@ -112,11 +118,15 @@ package enum SecretShapes {
     /// The shapes whose anchors `text` holds: one pass over its bytes, so that the common case (none) costs no
     /// regular expression. It runs on every live request's URL and header values.
     private static func candidateShapes(in text: String) -> [Shape] {
-        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
-        let found = text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
-            ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
+        let found = anchoredShapes(in: text)
         guard found != 0 else { return [] }
         return shapes.indices.filter { found & 1 << $0 != 0 }.map { shapes[$0] }
+    }
+
+    private static func anchoredShapes(in text: String) -> UInt64 {
+        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
+        text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
+            ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
     }
 
     /// A bit per shape (by its position in ``shapes``) whose anchor `bytes` hold.

@@ -10,6 +10,8 @@ public final class Cassette: @unchecked Sendable {
     /// The merged configuration in force for this cassette. Stored, not read through ``loaded``: requests read its
     /// fields in place.
     public let configuration: VCRConfiguration
+    /// The configuration's secure headers, with the quick test every live request's headers go through.
+    private let secureHeaders: SecureHeaderNames
     /// The cassette file.
     public var url: URL { loaded.file.url }
     /// The cassette file's path.
@@ -69,6 +71,7 @@ public final class Cassette: @unchecked Sendable {
     init(_ loaded: LoadedCassette, isBoundToTask: Bool = false) {
         self.loaded = loaded
         configuration = loaded.configuration
+        secureHeaders = SecureHeaderNames(loaded.configuration.secureHeaders)
         self.isBoundToTask = isBoundToTask
         playback = Playback(
             scenes: loaded.playedScenes,
@@ -172,9 +175,11 @@ public final class Cassette: @unchecked Sendable {
         earlier: (seen: URLRequest, result: URLRequest)? = nil
     ) -> FilteredRequest? {
         if let earlier, earlier.seen == request {
-            return RequestFilter.filterForMatchingIgnoringBeforeRecordRequest(earlier.result, with: configuration)
+            return RequestFilter.filterForMatchingIgnoringBeforeRecordRequest(
+                earlier.result, with: configuration, secureHeaders: secureHeaders
+            )
         }
-        return RequestFilter.filterForMatching(request, with: configuration)
+        return RequestFilter.filterForMatching(request, with: configuration, secureHeaders: secureHeaders)
     }
 
     // MARK: Recording
