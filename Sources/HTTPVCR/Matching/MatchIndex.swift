@@ -36,9 +36,11 @@ struct MatchIndex {
     /// The recorded requests, by chapter position (the caller's array, shared).
     private let requests: [RecordedRequest]
     /// The chapter after the last one matched: requests mostly come in tape order, and one spelled as this chapter
-    /// was is in its bucket, found without hashing its URL. Off in tests, to compare.
+    /// was is in its bucket, found without hashing its URL. Tried only where no predicate matcher is, and every
+    /// recorded method has nothing to uppercase (the common case: it then compares as it is). Off in tests, to
+    /// compare.
     private var nextInTapeOrder = 0
-    private let guessesNextInTapeOrder: Bool
+    private var guessesNextInTapeOrder = false
 
     /// The strings the key-based matchers make of a request, hashed once: a dictionary would hash every string
     /// again for each lookup and insertion (SipHash, a thousand instructions for six short strings).
@@ -117,15 +119,21 @@ struct MatchIndex {
             guard let url = filtered.absoluteURL else { return Spelling(filtered.request).map { ($0, false) } }
             let method = filtered.request.httpMethod ?? "GET"
             // `uppercasedIfNeeded`, with what it found kept.
-            let isPlain = !method.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= 0x80 }
+            let isPlain = Self.isPlain(method: method)
             return (Spelling(method: isPlain ? method : method.uppercased(), url: url), isPlain)
         }
 
-        /// Whether a recorded request with this method and URL is surely spelled so, for a live spelling whose
-        /// method is plain: true only when they are these very bytes (then `Spelling(recorded) == self`). False
-        /// means not sure.
-        func isSurelySpelled(method recordedMethod: String, url recordedURL: String) -> Bool {
-            recordedURL.hasSameUTF8(as: url) && recordedMethod.hasSameUTF8(as: method)
+        /// ASCII with no lowercase letter: `uppercasedIfNeeded` leaves it as it is, and two such methods are
+        /// equal only as the same bytes.
+        static func isPlain(method: String) -> Bool {
+            !method.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= 0x80 }
+        }
+
+        /// Whether a recorded request with this method and URL is surely spelled so, for a live spelling and a
+        /// recorded method both plain: true only when the URLs are the very same bytes (then
+        /// `Spelling(recorded) == self`). False means not sure.
+        func isSurelySpelled(plainMethod recordedMethod: String, url recordedURL: String) -> Bool {
+            recordedURL.hasSameUTF8(as: url) && recordedMethod == method
         }
 
         /// The URL alone: requests to one URL with different methods are rare, and equality still tells them
@@ -146,7 +154,6 @@ struct MatchIndex {
         guessesNextInTapeOrder: Bool = true
     ) {
         self.requests = requests
-        self.guessesNextInTapeOrder = guessesNextInTapeOrder
         var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
         keyed.reserveCapacity(matchers.count)
@@ -188,6 +195,8 @@ struct MatchIndex {
             interchangeable = groups
         }
         guard keysReadOnlyMethodAndURL else { return }
+        self.guessesNextInTapeOrder = guessesNextInTapeOrder && interchangeable != nil
+            && requests.allSatisfy { Spelling.isPlain(method: $0.method) }
         bucketOfSpelling.reserveCapacity(buckets.count)
         for (slot, bucket) in buckets.enumerated() {
             let spelling = Spelling(requests[bucket.chapters[0]])
@@ -271,7 +280,9 @@ struct MatchIndex {
     /// spelled alike have the same keys, so it is the bucket the spelling or the keys would find, without hashing.
     private func nextChapterBucket(spelledAs spelling: Spelling) -> Int? {
         guard guessesNextInTapeOrder, let groups = interchangeable, nextInTapeOrder < groups.count,
-              spelling.isSurelySpelled(method: requests[nextInTapeOrder].method, url: requests[nextInTapeOrder].url)
+              spelling.isSurelySpelled(
+                plainMethod: requests[nextInTapeOrder].method, url: requests[nextInTapeOrder].url
+              )
         else { return nil }
         return groups[nextInTapeOrder]
     }
