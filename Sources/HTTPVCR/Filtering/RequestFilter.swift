@@ -8,12 +8,22 @@ import FoundationNetworking
 enum RequestFilter {
     /// The request to match and record, or nil when `beforeRecordRequest` refuses it.
     static func filter(_ request: URLRequest, with configuration: VCRConfiguration) -> URLRequest? {
+        filterForMatching(request, with: configuration)?.request
+    }
+
+    /// ``filter(_:with:)``, with the text of the URL the filters read, which matching reads too. `secureHeaders`:
+    /// the configuration's, made once by the caller.
+    static func filterForMatching(
+        _ request: URLRequest,
+        with configuration: VCRConfiguration,
+        secureHeaders: SecureHeaderNames? = nil
+    ) -> FilteredRequest? {
         var request = request
         if let beforeRecordRequest = configuration.beforeRecordRequest {
             guard let replaced = beforeRecordRequest(request) else { return nil }
             request = replaced
         }
-        return filterIgnoringBeforeRecordRequest(request, with: configuration)
+        return filterForMatchingIgnoringBeforeRecordRequest(request, with: configuration, secureHeaders: secureHeaders)
     }
 
     /// Every filter but `beforeRecordRequest`: for what must be written whatever that hook says, such as a
@@ -22,23 +32,35 @@ enum RequestFilter {
         _ request: URLRequest,
         with configuration: VCRConfiguration
     ) -> URLRequest {
+        filterForMatchingIgnoringBeforeRecordRequest(request, with: configuration).request
+    }
+
+    /// ``filterIgnoringBeforeRecordRequest(_:with:)``, with the text of the URL the filters read.
+    static func filterForMatchingIgnoringBeforeRecordRequest(
+        _ request: URLRequest,
+        with configuration: VCRConfiguration,
+        secureHeaders: SecureHeaderNames? = nil
+    ) -> FilteredRequest {
         var removed = SecretValues()
-        return filterIgnoringBeforeRecordRequest(request, with: configuration, removed: &removed)
+        return filterIgnoringBeforeRecordRequest(
+            request, with: configuration, secureHeaders: secureHeaders, removed: &removed
+        )
     }
 
     /// The secrets the filters take out of `request` (``VCRConfiguration/filtersSecrets``): what a recorded
     /// response must not echo either.
     static func secrets(of request: URLRequest, with configuration: VCRConfiguration) -> SecretValues {
         var removed = SecretValues()
-        _ = filterIgnoringBeforeRecordRequest(request, with: configuration, removed: &removed)
+        _ = filterIgnoringBeforeRecordRequest(request, with: configuration, secureHeaders: nil, removed: &removed)
         return removed
     }
 
     private static func filterIgnoringBeforeRecordRequest(
         _ request: URLRequest,
         with configuration: VCRConfiguration,
+        secureHeaders: SecureHeaderNames?,
         removed: inout SecretValues
-    ) -> URLRequest {
+    ) -> FilteredRequest {
         var request = request
         // Named placeholders first: a value the configuration names is written as its own placeholder.
         // Only when there is some: making it copies the whole configuration.
@@ -55,7 +77,10 @@ enum RequestFilter {
                 url = filtered
             }
         }
-        filterHeaders(&request, with: configuration, secrets: secrets, removed: &removed)
+        filterHeaders(
+            &request, with: configuration, secrets: secrets,
+            secureHeaders: secureHeaders ?? SecureHeaderNames(configuration.secureHeaders), removed: &removed
+        )
         if let body = request.httpBody, !body.isEmpty {
             var filtered = body
             let contentType = request.value(forHTTPHeaderField: "Content-Type")
@@ -79,8 +104,11 @@ enum RequestFilter {
             setBody(filtered, of: &request)
             secrets.takeShapedSecrets(in: filtered, into: &removed)
         }
-        if let url { secrets.takeShapedSecrets(in: url.absoluteString, into: &removed) }
-        return replacingEchoes(of: removed, in: request)
+        let absoluteURL = url?.absoluteString
+        if let absoluteURL { secrets.takeShapedSecrets(in: absoluteURL, into: &removed) }
+        // Replacing echoes may change the URL: matching then reads it again.
+        guard removed.isEmpty else { return FilteredRequest(replacingEchoes(of: removed, in: request)) }
+        return FilteredRequest(request, absoluteURL: url?.baseURL == nil ? absoluteURL : nil)
     }
 
     /// What was filtered out, wherever else the request carries it: its URL (a password in a path), the headers
@@ -182,6 +210,7 @@ enum RequestFilter {
         _ request: inout URLRequest,
         with configuration: VCRConfiguration,
         secrets: SecretFilter,
+        secureHeaders: SecureHeaderNames,
         removed: inout SecretValues
     ) {
         switch configuration.headersFilter {
@@ -204,13 +233,13 @@ enum RequestFilter {
         }
         // One read of the fields, compared by hand: a `value(forHTTPHeaderField:)` per secure name cost more
         // than matching the request.
-        guard !configuration.secureHeaders.isEmpty || secrets.isActive, let fields = request.allHTTPHeaderFields else {
+        guard !secureHeaders.names.isEmpty || secrets.isActive, let fields = request.allHTTPHeaderFields else {
             return
         }
         var exempt: [String] = []
         if case let .replacing(replacements)? = configuration.headersFilter { exempt = Array(replacements.keys) }
-        for (field, value) in fields where value != VCRConfiguration.filteredPlaceholder {
-            guard configuration.secureHeaders.contains(where: { $0.equalsIgnoringASCIICase(field) })
+        for (field, value) in fields where !isFilteredPlaceholder(value) {
+            guard secureHeaders.contains(field)
                 || (secrets.isSecret(headerName: field) && !exempt.contains(where: { $0.equalsIgnoringASCIICase(field) }))
             else {
                 // A header whose name says nothing can still hold a credential by its shape.
@@ -224,6 +253,14 @@ enum RequestFilter {
             )
         }
     }
+}
+
+/// `value == VCRConfiguration.filteredPlaceholder`, most values told apart by their first byte: an ASCII byte
+/// stays first however the text is normalized, and comparing a long string with a short one cost more than the
+/// rest of the test.
+func isFilteredPlaceholder(_ value: String) -> Bool {
+    if let first = value.utf8.first, first < 0x80, first != UInt8(ascii: "[") { return false }
+    return value == VCRConfiguration.filteredPlaceholder
 }
 
 /// Query parameters filtered without disturbing the ones no filter touches: their order, repetitions and

@@ -93,7 +93,7 @@ struct SecretFilter {
     /// Adds the secrets `text` holds by their shape (``SecretShapes``) to `removed`, whatever they are called, so
     /// that they are replaced there and wherever else they come back. With the secure defaults on.
     func takeShapedSecrets(in text: String, into removed: inout SecretValues) {
-        guard filtersSecrets else { return }
+        guard filtersSecrets, SecretShapes.mayHoldMatch(in: text) else { return }
         for match in SecretShapes.matches(in: text, isPlaceholder: { SecretNames.isPlaceholder($0) }) {
             removed.insert(match.secret)
         }

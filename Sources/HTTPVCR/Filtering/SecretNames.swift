@@ -83,8 +83,22 @@ package enum SecretNames {
         // From the string's storage: iterating a `String.UTF8View` cost more than the rest of the test.
         let present = name.utf8.withContiguousStorageIfAvailable(characterSet(of:))
             ?? characterSet(of: Array(name.utf8))
+        // Every secret word has a character of this set: a name with none of them holds none of the words.
+        guard present & secretWordHittingSet != 0 else { return false }
         return secretWordCharacterSets.contains { $0 & present == $0 }
     }
+
+    /// A character of each secret word, the rarest in header names it has (`Accept`, `Content-Type` have none).
+    private static let secretWordHittingSet: UInt64 = {
+        let rarestFirst = "jqxzwkvbuysdhimgfplroncaet0123456789".utf8.map { characterSet(of: [$0]) }
+        // Every word has a letter or digit (fixed, tested: a failure is a programming error).
+        precondition(!secretWordCharacterSets.contains(0))
+        var hitting: UInt64 = 0
+        for set in secretWordCharacterSets where set & hitting == 0 {
+            hitting |= rarestFirst.first { $0 & set != 0 } ?? set
+        }
+        return hitting
+    }()
 
     /// A bit per ASCII letter (either case) and digit in `bytes`: what ``normalize(_:)`` keeps, as a set.
     private static func characterSet(of bytes: some Sequence<UInt8>) -> UInt64 {

@@ -33,9 +33,9 @@ package enum SecretShapes {
         func shape(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false)
             -> Shape
         {
-            // The patterns are fixed and tested; a failure here is a programming error. Anchors of two bytes or
-            // more: texts are scanned by pairs of bytes (`startsAnchorPair`).
-            precondition(anchors.allSatisfy { $0.utf8.count >= 2 })
+            // The patterns are fixed and tested; a failure here is a programming error. Anchors of three bytes or
+            // more: texts are scanned by pairs, then triples of bytes (`startsAnchorPair`, `mayStartAnchor`).
+            precondition(anchors.allSatisfy { $0.utf8.count >= 3 })
             return Shape(
                 name: name, regex: try! NSRegularExpression(pattern: pattern), group: group,
                 anchors: anchors.map { Array($0.utf8) }, anchorsIgnoreCase: ignoringCase
@@ -72,6 +72,12 @@ package enum SecretShapes {
     package static func matches(in text: String, isPlaceholder: (String) -> Bool) -> [Match] {
         guard !text.isEmpty else { return [] }
         return matches(in: text, trying: candidateShapes(in: text), isPlaceholder: isPlaceholder)
+    }
+
+    /// False when `text` holds no shaped secret: most texts, told in one pass over their bytes (the test
+    /// ``matches(in:isPlaceholder:)`` starts with), without making the list of shapes to try.
+    package static func mayHoldMatch(in text: String) -> Bool {
+        !text.isEmpty && anchoredShapes(in: text) != 0
     }
 
     /// ``matches(in:isPlaceholder:)`` with every regular expression run, whatever the scan for anchors says: what
@@ -112,11 +118,15 @@ package enum SecretShapes {
     /// The shapes whose anchors `text` holds: one pass over its bytes, so that the common case (none) costs no
     /// regular expression. It runs on every live request's URL and header values.
     private static func candidateShapes(in text: String) -> [Shape] {
-        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
-        let found = text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
-            ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
+        let found = anchoredShapes(in: text)
         guard found != 0 else { return [] }
         return shapes.indices.filter { found & 1 << $0 != 0 }.map { shapes[$0] }
+    }
+
+    private static func anchoredShapes(in text: String) -> UInt64 {
+        // Straight from the string's storage, without the copy the mutating `withUTF8` needs.
+        text.utf8.withContiguousStorageIfAvailable(anchoredShapes(in:))
+            ?? ContiguousArray(text.utf8).withUnsafeBufferPointer(anchoredShapes(in:))
     }
 
     /// A bit per shape (by its position in ``shapes``) whose anchor `bytes` hold.
@@ -126,7 +136,8 @@ package enum SecretShapes {
             // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No match's
             // anchor starts in the last bytes, too few to hold a match (`shortestFromAnchor`): they are not read.
             for index in 0..<max(bytes.count - shortestFromAnchor + 1, 0)
-            where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1]) {
+            where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1])
+                && mayStartAnchor(bytes[index], bytes[index + 1], bytes[index + 2]) {
                 found |= shapesAnchored(at: index, in: bytes)
             }
             return found
@@ -157,6 +168,37 @@ package enum SecretShapes {
         let pair = Int(first) << 8 | Int(second)
         return anchorPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0
     }
+
+    /// False when three bytes (whose first two start an anchor) start none: a bit per pair of the first two
+    /// (hashed) and the third, so that a common pair (`be` of `bench`) seldom costs the comparison with each anchor.
+    private static func mayStartAnchor(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> Bool {
+        let triple = tripleSlot(first, second, third)
+        return anchorTriples[triple >> 6] & (1 << UInt64(triple & 63)) != 0
+    }
+
+    private static func tripleSlot(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> Int {
+        Int((first &* 7) ^ second) << 8 | Int(third)
+    }
+
+    private static let anchorTriples: [UInt64] = {
+        var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)
+        for shape in shapes {
+            for anchor in shape.anchors {
+                func spellings(_ byte: UInt8) -> [UInt8] {
+                    shape.anchorsIgnoreCase ? [byte, otherCase(byte)].compactMap { $0 } : [byte]
+                }
+                for first in spellings(anchor[0]) {
+                    for second in spellings(anchor[1]) {
+                        for third in spellings(anchor[2]) {
+                            let triple = tripleSlot(first, second, third)
+                            bits[triple >> 6] |= 1 << UInt64(triple & 63)
+                        }
+                    }
+                }
+            }
+        }
+        return bits
+    }()
 
     private static let anchorPairs: [UInt64] = {
         var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)

@@ -39,6 +39,8 @@ final class Playback: @unchecked Sendable {
     /// Each chapter's recorded request.
     private let requests: [RecordedRequest]
     private let policy: Policy
+    /// `.all` or `.verify`: every request is sent. Kept as a flag: comparing record modes compares their names.
+    private let sendsEveryRequest: Bool
     private let state: Locked<State>
 
     fileprivate struct State {
@@ -70,6 +72,7 @@ final class Playback: @unchecked Sendable {
         self.layout = layout
         self.requests = requests
         self.policy = policy
+        sendsEveryRequest = policy.recordMode == .all || policy.recordMode == .verify
         let index = MatchIndex(matchers: policy.matchers, requests: requests)
         self.state = Locked(State(
             index: index,
@@ -126,6 +129,11 @@ final class Playback: @unchecked Sendable {
     /// and delivers what can be delivered now; or says to record or refuse. The receiver is made beforehand: nothing
     /// else is made or locked under the playback's lock.
     func play(_ request: URLRequest, to receiver: any SceneReceiver, part: Int = 0) -> Decision {
+        play(FilteredRequest(request), to: receiver, part: part)
+    }
+
+    /// ``play(_:to:part:)`` for a request whose URL the filters already read.
+    func play(_ request: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0) -> Decision {
         let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
             let decision = decide(request, in: &state, (receiver, part))
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
@@ -138,13 +146,13 @@ final class Playback: @unchecked Sendable {
     }
 
     private func decide(
-        _ request: URLRequest,
+        _ request: FilteredRequest,
         in state: inout State,
         _ recipient: SceneRecipient
     ) -> Decision {
         state.requestsSeen += 1
         // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
-        if policy.recordMode == .all || policy.recordMode == .verify { return .record }
+        if sendsEveryRequest { return .record }
         if startReplay(of: request, in: &state, recipient) { return .replaying }
         if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
@@ -155,18 +163,18 @@ final class Playback: @unchecked Sendable {
         }
         if !policy.isWriteProtected { return .record }
         return .refuse(VCRError(.noMatch, Mismatch.message(
-            request: RequestParts(request),
+            request: RequestParts(request.request),
             cassettePath: policy.cassettePath,
             recordMode: policy.recordMode,
             matchers: policy.matchers,
             requests: requests.map { RequestParts($0) },
             isPlayed: { state.matched[$0] }
-        ), cassettePath: policy.cassettePath, request: Mismatch.describe(request)))
+        ), cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)))
     }
 
     /// Queues the matched chapter for the receiver; false when nothing matches.
     private func startReplay(
-        of request: URLRequest,
+        of request: FilteredRequest,
         in state: inout State,
         _ recipient: SceneRecipient
     ) -> Bool {

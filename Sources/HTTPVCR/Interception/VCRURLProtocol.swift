@@ -127,7 +127,7 @@ class VCRURLProtocol: URLProtocol {
         do { sent = try load.sending(request) } catch { return load.tellClient(.fail(error)) }
         let live = sent.request
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
-        guard let cassette, let filtered = cassette.filtered(live, earlier: earlier) else {
+        guard let cassette, let filtered = cassette.filteredForMatching(live, earlier: earlier) else {
             if sent.hidesBody {
                 let reason = cassette == nil ? "The cassette was ejected before it started"
                     : "beforeRecordRequest left it out of the cassette"
@@ -149,9 +149,8 @@ class VCRURLProtocol: URLProtocol {
         case .record where sent.hidesBody:
             load.refuse(.hiddenBody(of: live, neededFor: .recording(cassette.recordMode, matchedNothing: true)))
         case .record:
-            Recorder.shared.start(
-                Recording(live: live, filtered: filtered, cassette: cassette, part: Load.Part(load: load, number: part))
-            )
+            let part = Load.Part(load: load, number: part)
+            Recorder.shared.start(Recording(live: live, filtered: filtered.request, cassette: cassette, part: part))
         case let .refuse(error):
             load.refuse(sent.hidesBody ? HiddenBody.noting(error) : error)
         }

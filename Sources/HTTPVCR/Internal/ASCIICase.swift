@@ -52,6 +52,17 @@ extension StringProtocol {
         containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= 0x80 } ? uppercased() : String(self)
     }
 
+    /// The same UTF-8 bytes: enough for `==`, which also takes canonically equivalent spellings as equal.
+    func hasSameUTF8(as other: some StringProtocol) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in
+                lhs.isEmpty || memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0
+            }
+        }
+        return (contiguous ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
+
     /// Whether a byte of the UTF-8 form satisfies `predicate`, read from contiguous storage when there is some.
     func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
         utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? utf8.contains(where: predicate)

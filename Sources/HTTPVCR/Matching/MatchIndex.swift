@@ -33,6 +33,14 @@ struct MatchIndex {
     /// unless every key-based matcher reads only the method and the URL. A live request spelled exactly as it
     /// was recorded, the common case, then finds its bucket without its URL being taken apart.
     private var bucketOfSpelling: [Spelling: Int] = [:]
+    /// The recorded requests, by chapter position (the caller's array, shared).
+    private let requests: [RecordedRequest]
+    /// The chapter after the last one matched: requests mostly come in tape order, and one spelled as this chapter
+    /// was is in its bucket, found without hashing its URL. Tried only where no predicate matcher is, and every
+    /// recorded method has nothing to uppercase (the common case: it then compares as it is). Off in tests, to
+    /// compare.
+    private var nextInTapeOrder = 0
+    private var guessesNextInTapeOrder = false
 
     /// The strings the key-based matchers make of a request, hashed once: a dictionary would hash every string
     /// again for each lookup and insertion (SipHash, a thousand instructions for six short strings).
@@ -94,6 +102,40 @@ struct MatchIndex {
             self.url = url.absoluteString
         }
 
+        /// The URL's text as the filters read it, when they did.
+        init?(_ filtered: FilteredRequest) {
+            guard let live = Self.live(filtered) else { return nil }
+            self = live.spelling
+        }
+
+        private init(method: String, url: String) {
+            self.method = method
+            self.url = url
+        }
+
+        /// A live request's spelling, and whether its method had nothing to uppercase: then a recorded method of
+        /// the same bytes has nothing to uppercase either, and is spelled the same.
+        static func live(_ filtered: FilteredRequest) -> (spelling: Spelling, isPlain: Bool)? {
+            guard let url = filtered.absoluteURL else { return Spelling(filtered.request).map { ($0, false) } }
+            let method = filtered.request.httpMethod ?? "GET"
+            // `uppercasedIfNeeded`, with what it found kept.
+            let isPlain = Self.isPlain(method: method)
+            return (Spelling(method: isPlain ? method : method.uppercased(), url: url), isPlain)
+        }
+
+        /// ASCII with no lowercase letter: `uppercasedIfNeeded` leaves it as it is, and two such methods are
+        /// equal only as the same bytes.
+        static func isPlain(method: String) -> Bool {
+            !method.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= 0x80 }
+        }
+
+        /// Whether a recorded request with this method and URL is surely spelled so, for a live spelling and a
+        /// recorded method both plain: true only when the URLs are the very same bytes (then
+        /// `Spelling(recorded) == self`). False means not sure.
+        func isSurelySpelled(plainMethod recordedMethod: String, url recordedURL: String) -> Bool {
+            recordedURL.hasSameUTF8(as: url) && recordedMethod == method
+        }
+
         /// The URL alone: requests to one URL with different methods are rare, and equality still tells them
         /// apart. Hashing the method too cost every replayed request a second string hash.
         func hash(into hasher: inout Hasher) {
@@ -104,7 +146,14 @@ struct MatchIndex {
     /// - Parameters:
     ///   - requests: the recorded request of each chapter, by chapter position.
     ///   - scanLimit: tapes of up to this many chapters are scanned (tests index every tape with 0).
-    init(matchers: [Matcher], requests: [RecordedRequest], scanLimit: Int = MatchIndex.scanLimit) {
+    ///   - guessesNextInTapeOrder: tries the chapter after the last match first (tests compare without).
+    init(
+        matchers: [Matcher],
+        requests: [RecordedRequest],
+        scanLimit: Int = MatchIndex.scanLimit,
+        guessesNextInTapeOrder: Bool = true
+    ) {
+        self.requests = requests
         var keyed: [@Sendable (RequestParts) -> String] = []
         var predicates: [Matcher] = []
         keyed.reserveCapacity(matchers.count)
@@ -146,6 +195,8 @@ struct MatchIndex {
             interchangeable = groups
         }
         guard keysReadOnlyMethodAndURL else { return }
+        self.guessesNextInTapeOrder = guessesNextInTapeOrder && interchangeable != nil
+            && requests.allSatisfy { Spelling.isPlain(method: $0.method) }
         bucketOfSpelling.reserveCapacity(buckets.count)
         for (slot, bucket) in buckets.enumerated() {
             let spelling = Spelling(requests[bucket.chapters[0]])
@@ -163,12 +214,16 @@ struct MatchIndex {
 
     /// The position of the last chapter that matches `request`, played or not: what a repeat replays.
     func lastMatch(for request: URLRequest, recordedRequest: (Int) -> RequestParts) -> Int? {
+        lastMatch(for: FilteredRequest(request), recordedRequest: recordedRequest)
+    }
+
+    func lastMatch(for request: FilteredRequest, recordedRequest: (Int) -> RequestParts) -> Int? {
         if var scan {
             return scanForMatch(
                 request, in: &scan, positions: scan.keys.indices.reversed(), skipping: { _ in false }, recordedRequest
             )
         }
-        let parts = RequestParts(request)
+        let parts = RequestParts(request.request)
         let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
         guard let slot = bySpelling ?? bucketOfKey[key(of: parts)] else { return nil }
         return buckets[slot].chapters.last { position in
@@ -182,34 +237,60 @@ struct MatchIndex {
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
+        firstMatch(for: FilteredRequest(request), recordedRequest: recordedRequest, isPlayed: isPlayed)
+    }
+
+    mutating func firstMatch(
+        for request: FilteredRequest,
+        recordedRequest: (Int) -> RequestParts,
+        isPlayed: (Int) -> Bool
+    ) -> Int? {
         if let positions = scan?.keys.indices {
             return scanForMatch(request, in: &scan!, positions: positions, skipping: isPlayed, recordedRequest)
         }
-        var parts: RequestParts?
-        func liveParts() -> RequestParts {
-            if let parts { return parts }
-            let made = RequestParts(request)
-            parts = made
-            return made
-        }
-        let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
-        guard let slot = bySpelling ?? bucketOfKey[key(of: liveParts())] else { return nil }
+        guard let slot = bucket(of: request) else { return nil }
         var head = buckets[slot].head
         let chapters = buckets[slot].chapters
         while head < chapters.count, isPlayed(chapters[head]) { head += 1 }
         buckets[slot].head = head
+        guard head < chapters.count else { return nil }
+        if predicates.isEmpty {
+            nextInTapeOrder = chapters[head] + 1
+            return chapters[head]
+        }
+        let live = RequestParts(request.request)
         for position in chapters[head...] where !isPlayed(position) {
-            if predicates.isEmpty { return position }
             let recorded = recordedRequest(position)
-            if predicates.allSatisfy({ $0.matches(liveParts(), recorded) }) { return position }
+            if predicates.allSatisfy({ $0.matches(live, recorded) }) { return position }
         }
         return nil
+    }
+
+    /// The bucket whose chapters have the live request's keys: found by its spelling when it can be, the chapter
+    /// after the last match tried first.
+    private func bucket(of request: FilteredRequest) -> Int? {
+        if !bucketOfSpelling.isEmpty, let (spelling, isPlain) = Spelling.live(request) {
+            if isPlain, let slot = nextChapterBucket(spelledAs: spelling) { return slot }
+            if let slot = bucketOfSpelling[spelling] { return slot }
+        }
+        return bucketOfKey[key(of: RequestParts(request.request))]
+    }
+
+    /// The bucket of the chapter after the last match when that chapter is surely spelled as `spelling`: requests
+    /// spelled alike have the same keys, so it is the bucket the spelling or the keys would find, without hashing.
+    private func nextChapterBucket(spelledAs spelling: Spelling) -> Int? {
+        guard guessesNextInTapeOrder, let groups = interchangeable, nextInTapeOrder < groups.count,
+              spelling.isSurelySpelled(
+                plainMethod: requests[nextInTapeOrder].method, url: requests[nextInTapeOrder].url
+              )
+        else { return nil }
+        return groups[nextInTapeOrder]
     }
 
     /// The first of `positions` not played whose chapter matches `request`: the same spelling, or else the same
     /// keys, and every predicate.
     private func scanForMatch(
-        _ request: URLRequest,
+        _ request: FilteredRequest,
         in scan: inout Scan,
         positions: some Sequence<Int>,
         skipping isPlayed: (Int) -> Bool,
@@ -220,7 +301,7 @@ struct MatchIndex {
         var liveKey: Key?
         for position in positions where !isPlayed(position) {
             if spelling == nil || scan.spellings[position] != spelling {
-                let live = parts ?? RequestParts(request)
+                let live = parts ?? RequestParts(request.request)
                 parts = live
                 let key = liveKey ?? self.key(of: live)
                 liveKey = key
@@ -229,7 +310,7 @@ struct MatchIndex {
                 guard recorded == key else { continue }
             }
             if predicates.isEmpty { return position }
-            let live = parts ?? RequestParts(request)
+            let live = parts ?? RequestParts(request.request)
             parts = live
             let recorded = recordedRequest(position)
             if predicates.allSatisfy({ $0.matches(live, recorded) }) { return position }

@@ -10,6 +10,8 @@ public final class Cassette: @unchecked Sendable {
     /// The merged configuration in force for this cassette. Stored, not read through ``loaded``: requests read its
     /// fields in place.
     public let configuration: VCRConfiguration
+    /// The configuration's secure headers, with the quick test every live request's headers go through.
+    private let secureHeaders: SecureHeaderNames
     /// The cassette file.
     public var url: URL { loaded.file.url }
     /// The cassette file's path.
@@ -69,6 +71,7 @@ public final class Cassette: @unchecked Sendable {
     init(_ loaded: LoadedCassette, isBoundToTask: Bool = false) {
         self.loaded = loaded
         configuration = loaded.configuration
+        secureHeaders = SecureHeaderNames(loaded.configuration.secureHeaders)
         self.isBoundToTask = isBoundToTask
         playback = Playback(
             scenes: loaded.playedScenes,
@@ -162,10 +165,21 @@ public final class Cassette: @unchecked Sendable {
     /// The live request as it is matched and recorded, or nil when `beforeRecordRequest` refuses it. `earlier` is
     /// what that hook already made of the request (``CanInitNotes``): it is not asked twice about the same request.
     func filtered(_ request: URLRequest, earlier: (seen: URLRequest, result: URLRequest)? = nil) -> URLRequest? {
+        filteredForMatching(request, earlier: earlier)?.request
+    }
+
+    /// ``filtered(_:earlier:)``, with the text of the URL the filters read: ``Playback`` matches it without
+    /// reading the URL again.
+    func filteredForMatching(
+        _ request: URLRequest,
+        earlier: (seen: URLRequest, result: URLRequest)? = nil
+    ) -> FilteredRequest? {
         if let earlier, earlier.seen == request {
-            return RequestFilter.filterIgnoringBeforeRecordRequest(earlier.result, with: configuration)
+            return RequestFilter.filterForMatchingIgnoringBeforeRecordRequest(
+                earlier.result, with: configuration, secureHeaders: secureHeaders
+            )
         }
-        return RequestFilter.filter(request, with: configuration)
+        return RequestFilter.filterForMatching(request, with: configuration, secureHeaders: secureHeaders)
     }
 
     // MARK: Recording

@@ -51,6 +51,50 @@ import Testing
         #expect(found > 1_000, "the mutants reach shapes: \(found) found")
     }
 
+    @Test func theQuickNoShapeAnswerIsNeverWrong() {
+        var random = SplitMix64(seed: 2_026_1128)
+        var quick = 0
+        for number in 0..<20_000 {
+            let text = number < Self.seeds.count ? Self.seeds[number] : Self.mutant(&random)
+            guard !SecretShapes.mayHoldMatch(in: text) else { continue }
+            quick += 1
+            let everyShape = SecretShapes.matchesTryingEveryShape(in: text, isPlaceholder: { _ in false })
+            #expect(everyShape.isEmpty, "\(text.debugDescription)")
+            if !everyShape.isEmpty { return }
+        }
+        #expect(quick > 2_000, "the quick answer is reached: \(quick)")
+    }
+
+    /// The first-byte test in front of comparing a header value with the placeholder, and the sketch in front of
+    /// the secure header names, against the comparisons they skip.
+    @Test func theQuickHeaderTestsAgreeWithTheirComparisons() {
+        var random = SplitMix64(seed: 1_128)
+        let values = [
+            VCRConfiguration.filteredPlaceholder, "[filtered]", "[FILTERED", "FILTERED]", "application/json", "", "[",
+            "é[FILTERED]", "\u{0301}[FILTERED]", "[FILTERED]\u{0301}", "Authorization", "cookie", "Cookie2", "COOKIE",
+            "Proxy-Authorization", "x-api-key", "X-Api-Key", "Accept", "@uthorization", "`uthorization", "ćookie",
+        ]
+        let pieces = values + ["-", "_", "x", "é", "\u{0301}", "[", "]", "@", "`", "K", "\u{212A}"]
+        let secureSets: [Set<String>] = [
+            VCRConfiguration().secureHeaders, [], ["X-Api-Key", "x-api-key", "@uthorization"], ["Cookie", "cookie2", "É"],
+        ]
+        for number in 0..<20_000 {
+            var value = random.pick(values)
+            if number >= values.count {
+                for _ in 0..<random.within(0...2) {
+                    let index = value.index(value.startIndex, offsetBy: random.below(value.count + 1))
+                    value.insert(contentsOf: random.pick(pieces), at: index)
+                    if random.chance(30), !value.isEmpty { value.remove(at: value.index(before: value.endIndex)) }
+                }
+                if random.chance(20) { value = random.chance(50) ? value.uppercased() : value.lowercased() }
+            }
+            #expect(isFilteredPlaceholder(value) == (value == VCRConfiguration.filteredPlaceholder), "\(value.debugDescription)")
+            let names = random.pick(secureSets)
+            let expected = names.contains { $0.equalsIgnoringASCIICase(value) }
+            #expect(SecureHeaderNames(names).contains(value) == expected, "\(value.debugDescription) in \(names)")
+        }
+    }
+
     @Test(arguments: ["eyJa.eyJb.c", "x eyJa.eyJb.c", "bearer 12345678", "a xoxb-0123456789"])
     func theShortestMatchesAreFoundAtTheEndOfTheText(text: String) {
         #expect(SecretShapes.matches(in: text, isPlaceholder: { _ in false }).count == 1)
