@@ -15,9 +15,7 @@ struct CanInitNotes {
     var caller: CallerTask?
     /// What `beforeRecordRequest` made of the request `canInit` saw, when it had to run there to tell whether the
     /// request is the cassette's at all: run once per request, not again in `startLoading`.
-    var beforeRecordRequest: Before?
-
-    typealias Before = (seen: URLRequest, result: URLRequest)
+    var beforeRecordRequest: (seen: URLRequest, result: URLRequest)?
 
     /// Call from `canInit` once the request is known to be ours; `queue`: the platform's current queue.
     func note(on queue: OpaquePointer?) {

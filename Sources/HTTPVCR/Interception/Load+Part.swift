@@ -36,6 +36,7 @@ extension Load {
 // Replayed scenes, in runs, on the client's queue: `isOnClientQueue`, `onClientQueue` and `yieldsBeforeEnding` are
 // the client end's (Load+Client.swift).
 extension Load: SceneReceiver {
+    /// The playback hands scenes over in runs; a single scene is a run of one.
     func receive(_ event: Scene.Event, part: Int) {
         replayed(SceneRun(scenes: [Scene(chapter: 0, event: event)], deliveries: [
             Delivery(receiver: self, part: part, scene: 0, chapter: 0, isEnd: Delivery.isEnd(event)),

@@ -260,13 +260,3 @@ struct Delivery {
         }
     }
 }
-
-extension UnsafeBufferPointer {
-    /// The element at `position`, read in place, and checked in release builds too (the plain subscript is not).
-    subscript(checked position: Int) -> Element {
-        unsafeAddress {
-            precondition(indices.contains(position), "position \(position) is outside a buffer of \(count)")
-            return baseAddress.unsafelyUnwrapped + position
-        }
-    }
-}
