@@ -165,7 +165,7 @@ package enum SecretShapes {
 
     /// Whether two bytes start some anchor (every anchor has two or more): a bit per pair of bytes.
     private static func startsAnchorPair(_ first: UInt8, _ second: UInt8) -> Bool {
-        let pair = Int(first) << 8 | Int(second)
+        let pair = pairSlot(first, second)
         return anchorPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0
     }
 
@@ -176,47 +176,36 @@ package enum SecretShapes {
         return anchorTriples[triple >> 6] & (1 << UInt64(triple & 63)) != 0
     }
 
+    private static func pairSlot(_ first: UInt8, _ second: UInt8) -> Int {
+        Int(first) << 8 | Int(second)
+    }
+
     private static func tripleSlot(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> Int {
         Int((first &* 7) ^ second) << 8 | Int(third)
     }
 
-    private static let anchorTriples: [UInt64] = {
-        var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)
-        for shape in shapes {
-            for anchor in shape.anchors {
-                func spellings(_ byte: UInt8) -> [UInt8] {
-                    shape.anchorsIgnoreCase ? [byte, otherCase(byte)].compactMap { $0 } : [byte]
-                }
-                for first in spellings(anchor[0]) {
-                    for second in spellings(anchor[1]) {
-                        for third in spellings(anchor[2]) {
-                            let triple = tripleSlot(first, second, third)
-                            bits[triple >> 6] |= 1 << UInt64(triple & 63)
-                        }
-                    }
-                }
-            }
-        }
-        return bits
-    }()
+    private static let anchorPairs = anchorPrefixBits(2) { pairSlot($0[0], $0[1]) }
+    private static let anchorTriples = anchorPrefixBits(3) { tripleSlot($0[0], $0[1], $0[2]) }
 
-    private static let anchorPairs: [UInt64] = {
+    /// A bit at `slot` of each spelling of every anchor's first `count` bytes (both cases of each byte where the
+    /// shape's anchors ignore case).
+    private static func anchorPrefixBits(_ count: Int, slot: ([UInt8]) -> Int) -> [UInt64] {
         var bits = [UInt64](repeating: 0, count: 256 * 256 / 64)
         for shape in shapes {
             for anchor in shape.anchors {
-                func spellings(_ byte: UInt8) -> [UInt8] {
-                    shape.anchorsIgnoreCase ? [byte, otherCase(byte)].compactMap { $0 } : [byte]
+                var spellings: [[UInt8]] = [[]]
+                for byte in anchor.prefix(count) {
+                    let cases = shape.anchorsIgnoreCase ? [byte, otherCase(byte)].compactMap { $0 } : [byte]
+                    spellings = spellings.flatMap { prefix in cases.map { prefix + [$0] } }
                 }
-                for first in spellings(anchor[0]) {
-                    for second in spellings(anchor[1]) {
-                        let pair = Int(first) << 8 | Int(second)
-                        bits[pair >> 6] |= 1 << UInt64(pair & 63)
-                    }
+                for spelling in spellings {
+                    let index = slot(spelling)
+                    bits[index >> 6] |= 1 << UInt64(index & 63)
                 }
             }
         }
         return bits
-    }()
+    }
 
     private struct Anchor {
         let shape: Int
