@@ -19,7 +19,7 @@ import FoundationNetworking
 /// Replayed scenes arrive on the client's queue, in tape order (``Playback``'s delivery queue), and answers are
 /// carried back there: the order of what the client hears holds by construction. What the client is told goes
 /// through the load's client end (`Load+Client.swift`), under the same lock: one lock a load.
-final class Load: @unchecked Sendable {
+final class Load: LockedObject<Load.State>, @unchecked Sendable {
     /// nil: the load passes the cassette by (ejected meanwhile, or left out by `beforeRecordRequest`).
     let cassette: Cassette?
     /// The task and its session, where the platform shows it (`Load+Session.swift`: what the session decides).
@@ -36,13 +36,6 @@ final class Load: @unchecked Sendable {
     let listener: ListenerCalls?
     /// The Swift task that started the request, if known: while it is being cancelled, the end waits its turn.
     let caller: CallerTask?
-    /// What changes as the load goes on, reached only through ``withLock(_:)``: kept in the load itself rather than
-    /// in a ``Locked`` of its own, an allocation less a request.
-    @exclusivity(unchecked) private var state: State
-    private let lock = InlineLock()
-
-    func withLock<Result>(_ body: (inout State) -> Result) -> Result { lock.withLock(&state, body) }
-
     struct State {
         /// The part events are taken from.
         var part = 0
@@ -89,7 +82,8 @@ final class Load: @unchecked Sendable {
         self.clientQueue = platform.clientQueue(of: task)
         self.redirectHandling = redirectHandling
         self.caller = caller
-        self.state = State(request: original, client: ClientEnd(protocolInstance: protocolInstance))
+        // What changes as the load goes on, in the load itself (``LockedObject``): an allocation less a request.
+        super.init(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
     }
 
     /// The number of the part for the request the load is at now, `live` as it is sent.
