@@ -219,16 +219,14 @@ struct SceneRun: Sequence {
     var part: Int { deliveries.first?.part ?? 0 }
 
     func makeIterator() -> Iterator {
-        Iterator(scenes: scenes, deliveries: deliveries.makeIterator())
+        Iterator(run: self, deliveries: deliveries.makeIterator())
     }
 
     struct Iterator: IteratorProtocol {
-        let scenes: [Scene]
+        let run: SceneRun
         var deliveries: ArraySlice<Delivery>.Iterator
 
-        mutating func next() -> Scene.Event? {
-            deliveries.next().map { delivery in delivery.scene.map { scenes[$0].event } ?? .completion }
-        }
+        mutating func next() -> Scene.Event? { deliveries.next().map(run.event(of:)) }
     }
 
     /// The event `delivery` names.
