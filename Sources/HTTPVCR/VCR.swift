@@ -34,6 +34,12 @@ public enum VCR {
         return state.withLock { $0.configuration }
     }
 
+    /// The shared configuration's ``VCRConfiguration/allowsNetworkWithoutCassette`` and
+    /// ``VCRConfiguration/allowsLoopbackWithoutCassette``, read without copying the rest.
+    static var networkWithoutCassette: (allows: Bool, allowsLoopback: Bool) {
+        state.withLock { ($0.configuration.allowsNetworkWithoutCassette, $0.configuration.allowsLoopbackWithoutCassette) }
+    }
+
     // MARK: Cassettes
 
     /// The cassette requests made here go to, if any: the one a test scope bound to the current task (a `.cassette`
@@ -89,6 +95,7 @@ public enum VCR {
             state.cassette = cassette
             state.insertedByTest = test
         }
+        NetworkGuard.cassettesChanged()
         return cassette
     }
 
@@ -169,8 +176,13 @@ public enum VCR {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> R
     ) async rethrows -> R {
-        state.withLock { $0.boundCassettes += 1 }
-        defer { state.withLock { $0.boundCassettes -= 1 } }
+        state.withLock { $0.bound.append(cassette) }
+        NetworkGuard.cassettesChanged()
+        defer {
+            state.withLock { state in
+                if let index = state.bound.firstIndex(where: { $0 === cassette }) { state.bound.remove(at: index) }
+            }
+        }
         return try await $boundCassette.withValue(cassette) { try await body() }
     }
 
@@ -187,7 +199,7 @@ public enum VCR {
     static func attribution() -> RequestAttribution {
         if let bound = boundCassette { return .cassette(bound) }
         let (inserted, insertedByTest, boundCount, currentTest) = state.withLock {
-            ($0.cassette, $0.insertedByTest, $0.boundCassettes, $0.currentTest)
+            ($0.cassette, $0.insertedByTest, $0.bound.count, $0.currentTest)
         }
         // No task-bound cassettes, and none or one inserted by code that is no test: whoever asks, the answer is
         // the same, so the test is not looked up (on every request of a cassette inserted by hand).
@@ -213,7 +225,7 @@ public enum VCR {
     /// place of the current one.
     static func attribution(forTest test: String?) -> RequestAttribution {
         let (inserted, insertedByTest, boundCount) = state.withLock {
-            ($0.cassette, $0.insertedByTest, $0.boundCassettes)
+            ($0.cassette, $0.insertedByTest, $0.bound.count)
         }
         if let test {
             guard let inserted, insertedByTest == nil || insertedByTest == test else { return .none }
@@ -222,6 +234,14 @@ public enum VCR {
         // Started outside every test: unambiguous only while no cassette is bound to a test's task.
         if boundCount == 0 { return inserted.map(RequestAttribution.cassette) ?? .none }
         return .unattributed(why: "its bridge was started outside every test (a Task.detached, a thread)")
+    }
+
+    /// Every cassette in force: the one inserted for the process and those bound to tests' tasks.
+    static var cassettesInForce: [Cassette] {
+        state.withLock { state in
+            guard let inserted = state.cassette else { return state.bound }
+            return state.bound.contains { $0 === inserted } ? state.bound : [inserted] + state.bound
+        }
     }
 
     /// Stops intercepting, then saves the cassette if anything was recorded. Does nothing when no cassette is
@@ -358,8 +378,8 @@ public enum VCR {
         var cassette: Cassette?
         /// The test that inserted ``cassette``, if a test did: requests of other tests pass it by.
         var insertedByTest: String?
-        /// How many task-bound cassettes are in use now.
-        var boundCassettes = 0
+        /// The task-bound cassettes in use now.
+        var bound: [Cassette] = []
         var customMatchers: [String: Matcher] = [:]
         /// Failures on cassettes inserted for the process and ejected since, not taken yet (the inserted one keeps
         /// its own).
@@ -381,6 +401,9 @@ enum RequestAttribution {
     case cassette(Cassette)
     /// Task-bound cassettes are in use and none can be told to be this request's: refused.
     case unattributed(why: String)
+    /// No cassette is in force and the network is off without one (``VCRConfiguration/allowsNetworkWithoutCassette``):
+    /// refused, naming `test` when the test integrations tell it.
+    case withoutCassette(test: String?)
 }
 
 extension VCRError {

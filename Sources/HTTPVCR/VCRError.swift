@@ -78,6 +78,11 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// refused: a sandboxed app's tests, a device), and its cassette would need recording, or the test bundle has
         /// no copy of it to replay.
         case sourcesOutOfReach = 15
+        /// A request from a URLSession HTTPVCR is not installed in met a cassette (Linux): refused where the
+        /// cassette may not record, named where it records, since it is not recorded.
+        case wentAroundCassette = 16
+        /// A request made while no cassette is in force, with ``VCRConfiguration/allowsNetworkWithoutCassette`` off.
+        case networkWithoutCassette = 17
     }
 
     public var description: String { message }

@@ -6,6 +6,7 @@
 //   vcr-scenarios stress FOLDER COUNT           COUNT concurrent requests recorded, then replayed
 //   vcr-scenarios mismatch-in-group FOLDER      one unmatched request among 20 in a task group
 //   vcr-scenarios cancel-storm FOLDER           tasks cancelled while their chapters are delivered
+//   vcr-scenarios side-sessions FOLDER ID       sessions HTTPVCR is not in, made before and after VCR.setup
 //
 // Each prints `ok: …` and exits 0, or prints what went wrong and exits 1. HTTPBIN_URL names the server.
 import Foundation
@@ -189,6 +190,99 @@ func cancelStorm(folder: String) async throws -> String {
     return "30 rounds of \(count): \(finished) finished, \(cancelled) cancelled, no crash"
 }
 
+/// Sessions made from `.default` without `VCR.install(in:)`, one before the first VCR call and one after: named
+/// while recording, refused under `.never` (loopback the cassette holds, and any other host), and refused with no
+/// cassette once the network is off without one. Requests that must never reach httpbin carry `never-ID`.
+func sideSessions(folder: String, id: String) async throws -> String {
+    let early = URLSession(configuration: .default)
+    VCR.setup { $0.cassettesPath = folder }
+    let late = URLSession(configuration: .default)
+    let sessions = [("made before VCR.setup", early), ("made after VCR.setup", late)]
+    func status(_ session: URLSession, _ url: URL) async throws -> (Int, String) {
+        let (data, response) = try await session.data(from: url)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, (http?.value(forHTTPHeaderField: "X-HTTPVCR-Refused") ?? "")
+            + String(decoding: data, as: UTF8.self))
+    }
+    func failures(naming url: String, _ code: VCRError.Code) -> [VCRError] {
+        VCR.takeFailures().filter { $0.code == code && $0.message.contains(url) }
+    }
+
+    // Recording: the app's installed traffic is taped; the side sessions' go to the server and are named.
+    let recorded = try httpbin("/anything/side-\(id)")
+    try VCR.insertCassette { $0.cassettePath = "side"; $0.recordMode = .all }
+    _ = try await URLSession.shared.data(from: recorded)
+    for (name, session) in sessions {
+        let around = try httpbin("/anything/side-\(id)?around=\(name.prefix(4))")
+        let (code, _) = try await status(session, around)
+        try check(code == 200, "recording: a session \(name) did not get the server's answer: \(code)")
+        let named = failures(naming: around.absoluteString, .wentAroundCassette)
+        try check(named.count == 1 && named[0].message.contains("went around the cassette")
+            && named[0].message.contains("VCR.install(in:)"), "recording: not named as it went around: \(named)")
+    }
+    try VCR.ejectCassette()
+
+    // Replaying: the side sessions reach neither httpbin nor any other host; the cassette names each request.
+    try VCR.insertCassette { $0.cassettePath = "side"; $0.recordMode = .never }
+    for (name, session) in sessions {
+        let url = try httpbin("/anything/never-\(id)?session=\(name.prefix(4))")
+        let (code, body) = try await status(session, url)
+        try check(code == 403 && body.hasPrefix("1HTTPVCR refused"), "a session \(name) got \(code): \(body)")
+        let named = failures(naming: url.absoluteString, .wentAroundCassette)
+        try check(named.count == 1 && named[0].message.contains("not installed in")
+            && named[0].message.contains("Fix: pass that session's configuration to VCR.install(in:)"),
+            "refused, but the cassette's failure does not name it: \(named)")
+        for other in ["http://api.example.invalid/never-\(id)", "https://api.example.invalid/never-\(id)"] {
+            do {
+                let (code, body) = try await status(session, URL(string: other)!)
+                try check(code == 403 && body.hasPrefix("1HTTPVCR refused"), "\(other): \(code) \(body)")
+            } catch let error as URLError {
+                // https: the tunnel is refused, which the loader reports as an unknown error, never a DNS one.
+                try check(other.hasPrefix("https") && error.code == .unknown, "\(other): \(error.code) \(error)")
+            }
+            let host = other.hasPrefix("https") ? "https://api.example.invalid/…" : other
+            try check(!failures(naming: host, .wentAroundCassette).isEmpty, "\(other): no failure on the cassette")
+        }
+    }
+
+    // A suite that forgot VCR.install(in:), in a task group: over in seconds, failed by HTTPVCR's refusal.
+    let start = Date()
+    do {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<10 {
+                group.addTask {
+                    let (code, body) = try await status(late, try httpbin("/anything/never-\(id)?group=\(index)"))
+                    if code != 200 { throw ScenarioFailure(body) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        throw ScenarioFailure("the group's requests were answered by the server")
+    } catch let failure as ScenarioFailure where failure.description.contains("HTTPVCR refused") {}
+    let elapsed = Date().timeIntervalSince(start)
+    try check(elapsed < 10, "the forgotten-install task group took \(elapsed) s")
+    _ = VCR.takeFailures()
+    try VCR.ejectCassette()
+
+    // No cassette, network off: URLSession.shared gets a VCRError, loopback passes.
+    VCR.setup { $0.allowsNetworkWithoutCassette = false }
+    do {
+        _ = try await URLSession.shared.data(from: URL(string: "http://api.example.invalid/offline")!)
+        throw ScenarioFailure("no cassette, network off: the shared session's request was sent")
+    } catch let error as VCRError {
+        try check(error.code == .networkWithoutCassette && error.message.contains("api.example.invalid")
+            && error.message.contains("VCR_ALLOW_NETWORK=1"), "wrong error: \(error)")
+    }
+    let (code, body) = try await status(late, URL(string: "http://api.example.invalid/offline")!)
+    try check(code == 403 && body.contains("no cassette is in force"), "a side session's request: \(code) \(body)")
+    for session in [URLSession.shared, late] {
+        let (code, _) = try await status(session, try httpbin("/anything/side-\(id)?offline-loopback"))
+        try check(code == 200, "loopback, network off: \(code)")
+    }
+    let ms = Int(elapsed * 1000)
+    return "named while recording, refused under .never (task group over in \(ms) ms), refused with no cassette"
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     let result: String
@@ -198,6 +292,7 @@ do {
     case ("stress", 3): result = try await stress(folder: arguments[1], count: Int(arguments[2]) ?? 100)
     case ("mismatch-in-group", 2): result = try await mismatchInGroup(folder: arguments[1])
     case ("cancel-storm", 2): result = try await cancelStorm(folder: arguments[1])
+    case ("side-sessions", 3): result = try await sideSessions(folder: arguments[1], id: arguments[2])
     default: throw ScenarioFailure("usage: see the top of Tests/VCRScenarios/main.swift")
     }
     print("ok: \(result)")

@@ -73,7 +73,7 @@ package final class LoopbackServer: Sendable {
         close(listener)
     }
 
-    private static func listen(on port: UInt16) throws(StartError) -> (Int32, UInt16) {
+    static func listen(on port: UInt16) throws(StartError) -> (Int32, UInt16) {
         let socketFD = Loopback.tcpSocket()
         guard socketFD >= 0 else { throw StartError(port: port, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1

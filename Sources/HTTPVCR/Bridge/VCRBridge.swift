@@ -115,6 +115,8 @@ struct BridgeExchange: Sendable {
         case .none: cassette = nil
         case let .cassette(attributed): cassette = attributed
         case let .unattributed(why): return BridgeWire.answer(for: VCRError.unattributed(request, why: why))
+        case let .withoutCassette(test):
+            return BridgeWire.answer(for: VCRError.networkWithoutCassette(Mismatch.describe(request), test: test))
         }
         Task {
             let response = await answer(request, cassette: cassette)

@@ -134,6 +134,24 @@ public struct VCRConfiguration: Sendable {
     /// ``VCR/install(in:)``.
     public var allowsUninterceptedSharedSession = false
 
+    /// Whether a request made while no cassette is in force may reach the network (WebMock's
+    /// `disable_net_connect!` when off). On by default. Off, such a request fails at once with a ``VCRError``
+    /// (``VCRError/Code/networkWithoutCassette``) naming it and the test that made it: through `URLSession.shared`,
+    /// a session made with ``VCR/install(in:)``, or the door. A session HTTPVCR is not in gets an error too (Linux,
+    /// where the network guard sees it). `VCR_ALLOW_NETWORK=0` (or `1`) overrides it for a run. Read from the shared
+    /// configuration (``VCR/setup(_:)``): with no cassette there is no other.
+    ///
+    /// ```swift
+    /// VCR.setup { configuration in
+    ///     configuration.allowsNetworkWithoutCassette = false   // a test without a cassette stays offline
+    /// }
+    /// ```
+    public var allowsNetworkWithoutCassette = true
+
+    /// Whether loopback (127.0.0.0/8, `::1`, `localhost`) stays reachable while ``allowsNetworkWithoutCassette`` is
+    /// off: tests talk to servers they start. On by default.
+    public var allowsLoopbackWithoutCassette = true
+
     /// Where ``RecordMode/verify`` and ``CassetteDrift/between(_:_:comparedValuePaths:)`` compare values too, not
     /// only the shape: JSONPath-like locations in a JSON body, `[*]` for every element of an array. Empty by
     /// default: ids, times and tokens change on every call. A path written otherwise (without the leading `$`)

@@ -140,9 +140,12 @@ extension VCR {
     /// The cassette a request through the door goes to, as URLSession's would (``VCR/attribution()``).
     private static func doorCassette(for request: URLRequest) throws(VCRError) -> Cassette? {
         switch attribution() {
-        case .none: return nil
+        case .none:
+            guard refusesNetworkWithoutCassette(to: NetworkOrigin(request.url)) else { return nil }
+            throw .networkWithoutCassette(Mismatch.describe(request), test: currentTest?())
         case let .cassette(cassette): return cassette
         case let .unattributed(why): throw .unattributed(request, why: why)
+        case let .withoutCassette(test): throw .networkWithoutCassette(Mismatch.describe(request), test: test)
         }
     }
 }
@@ -155,6 +158,9 @@ enum DoorSending {
 
     /// Runs the door's real request, marked as such.
     static func send<Output>(_ request: URLRequest, _ sending: (URLRequest) async throws -> Output) async throws -> Output {
-        try await $isSending.withValue(true) { try await sending(request) }
+        // A URLSession the closure uses comes by the network guard: it is HTTPVCR's own request.
+        let origin = NetworkGuard.recording(request.url)
+        defer { NetworkGuard.finished(origin) }
+        return try await $isSending.withValue(true) { try await sending(request) }
     }
 }

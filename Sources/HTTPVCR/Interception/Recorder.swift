@@ -20,7 +20,15 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }()
 
     /// Keyed by the task object, which the entry keeps alive: its identity cannot be reused while it is here.
-    private let recordings = Locked<[ObjectIdentifier: (task: URLSessionTask, recording: Recording)]>([:])
+    private let recordings = Locked<[ObjectIdentifier: Entry]>([:])
+
+    private struct Entry {
+        let task: URLSessionTask
+        let recording: Recording
+        /// The origins the task talks to (its request's, then each hop's), which the network guard lets pass.
+        var origins: [NetworkOrigin]
+        let startedAt = DispatchTime.now().uptimeNanoseconds
+    }
 
     /// Sends the recording's request. Hops off the calling queue first: starting a task from inside
     /// `startLoading` deadlocks, as every session shares one work queue.
@@ -39,7 +47,8 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.timeoutInterval = recording.timeout
             request.cachePolicy = .reloadIgnoringLocalCacheData
             let task = Self.session.dataTask(with: request)
-            recordings.withLock { $0[ObjectIdentifier(task)] = (task, recording) }
+            let origins = NetworkGuard.recording(request.url).map { [$0] } ?? []
+            recordings.withLock { $0[ObjectIdentifier(task)] = Entry(task: task, recording: recording, origins: origins) }
             recording.part?.whenStopped { [task] in
                 // The client went away (a stream it cancelled): what it got so far is recorded now, ending in the
                 // cancellation, before the client hears of it (corelibs stops the protocol first).
@@ -65,7 +74,12 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let recording = recording(for: task) else { return completionHandler(request) }
-        recording.redirected(response, to: request, completionHandler)
+        recording.redirected(response, to: request) { [self] next in
+            if let origin = NetworkGuard.recording(next?.url) {
+                recordings.withLock { $0[ObjectIdentifier(task)]?.origins.append(origin) }
+            }
+            completionHandler(next)
+        }
     }
 
     /// This session asks only when a load ends on a 401 that asks for credentials (it holds none, and its own
@@ -110,8 +124,21 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let recording = recordings.withLock { $0.removeValue(forKey: ObjectIdentifier(task))?.recording }
-        recording?.completed(error: error)
+        guard let entry = recordings.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        entry.origins.forEach(NetworkGuard.finished)
+        entry.recording.completed(error: Self.asTheServerWouldFail(error, task: task, since: entry.startedAt))
+    }
+
+    /// The network guard stands between this session and the server: where it could not reach the server, the
+    /// session hears of a proxy's failure, and the app is told what its own session would have been told.
+    private static func asTheServerWouldFail(_ error: (any Error)?, task: URLSessionTask, since: UInt64) -> (any Error)? {
+        guard let error, let url = task.currentRequest?.url,
+              let failure = NetworkGuard.upstreamFailure(for: url, since: since)
+        else { return error }
+        return URLError(failure.urlErrorCode, userInfo: [
+            NSURLErrorFailingURLErrorKey: url,
+            NSLocalizedDescriptionKey: (error as NSError).localizedDescription,
+        ])
     }
 }
 

@@ -24,7 +24,11 @@ class VCRURLProtocol: URLProtocol {
     }()
 
     /// Registers the class with the URL loading system, once, ahead of the native HTTP protocol.
-    private static let registration: Void = native.register(VCRURLProtocol.self)
+    /// Sessions HTTPVCR will not be in are guarded from then on (``NetworkGuard``).
+    private static let registration: Void = {
+        native.register(VCRURLProtocol.self)
+        NetworkGuard.start()
+    }()
 
     /// Registers the class with the URL loading system, once, and makes `URLSession.shared` if nothing has yet.
     static func register() { _ = sharedSessionIsIntercepted }
@@ -58,8 +62,12 @@ class VCRURLProtocol: URLProtocol {
         let cassette: Cassette
         switch attribution {
         case .none:
-            return false
-        case .unattributed:
+            // No cassette in force: to the network as if HTTPVCR were not there, unless that is switched off.
+            guard VCR.refusesNetworkWithoutCassette(to: NetworkOrigin(url)) else { return false }
+            CanInitNotes(attribution: .withoutCassette(test: VCR.currentTest?()), caller: .current)
+                .note(on: platform.currentQueue)
+            return true
+        case .unattributed, .withoutCassette:
             // Refused in startLoading, where the client can be told.
             CanInitNotes(attribution: attribution, caller: .current).note(on: platform.currentQueue)
             return true
@@ -102,7 +110,7 @@ class VCRURLProtocol: URLProtocol {
         let cassette: Cassette?
         switch attribution {
         case let .cassette(noted)?: cassette = noted
-        case .unattributed?, .none?: cassette = nil
+        case .unattributed?, .withoutCassette?, .none?: cassette = nil
         // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
         case nil: cassette = VCR.cassette
         }
@@ -113,6 +121,9 @@ class VCRURLProtocol: URLProtocol {
         self.load = load
         if case let .unattributed(why)? = attribution {
             return load.tellClient(.fail(VCRError.unattributed(request, why: why)))
+        }
+        if case let .withoutCassette(test)? = attribution {
+            return load.tellClient(.fail(VCRError.networkWithoutCassette(Mismatch.describe(request), test: test)))
         }
         if task is URLSessionDownloadTask, !platform.servesDownloads {
             return load.tellClient(.fail(VCRError.downloadsUnsupported(request)))

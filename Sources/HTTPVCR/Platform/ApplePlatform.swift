@@ -13,6 +13,10 @@ struct ApplePlatform: LoaderPlatform {
     /// process and take turns.
     var attributesRequestsToTasks: Bool { false }
 
+    /// CFNetwork takes its proxy from the system's settings, not the environment: unverified ways (the
+    /// configuration getters OHHTTPStubs answers) are left for a Mac to try.
+    var readsProxyFromEnvironment: Bool { false }
+
     func register(_ protocolClass: URLProtocol.Type) {
         _ = URLProtocol.registerClass(protocolClass)
     }

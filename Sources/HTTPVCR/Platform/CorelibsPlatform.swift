@@ -65,6 +65,9 @@ struct CorelibsPlatform: LoaderPlatform {
 
     var attributesRequestsToTasks: Bool { internals.dispatch != nil }
 
+    /// corelibs sets no proxy of its own: libcurl reads the environment at each transfer.
+    var readsProxyFromEnvironment: Bool { true }
+
     /// corelibs' `registerClass` appends, and the first `URLSession` registers the native classes: a class appended
     /// after them is never consulted for http(s). So the natives (the classes a `.default` configuration names) are
     /// taken out, `protocolClass` registered, and the natives put back after it.

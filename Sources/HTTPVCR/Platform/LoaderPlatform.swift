@@ -20,6 +20,10 @@ protocol LoaderPlatform: Sendable {
     /// test scopes may bind a cassette to their task and run in parallel.
     var attributesRequestsToTasks: Bool { get }
 
+    /// Whether the loader's sessions take their proxy from `http_proxy` and `https_proxy` at each transfer
+    /// (libcurl's): what lets ``NetworkGuard`` see sessions HTTPVCR is not in.
+    var readsProxyFromEnvironment: Bool { get }
+
     /// Registers `protocolClass` so that the loader asks it before its native HTTP protocol.
     func register(_ protocolClass: URLProtocol.Type)
 

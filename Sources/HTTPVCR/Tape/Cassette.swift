@@ -145,6 +145,21 @@ public final class Cassette: @unchecked Sendable {
     /// Something was recorded (or erased) since insertion.
     public var hasUnsavedChanges: Bool { state.withLock { $0.hasChanges } }
 
+    /// Whether the tape as loaded (in `.all`, as it was before being erased) or what was recorded since holds a
+    /// request, or a hop, to `origin`: the network guard's test for a server this cassette is about.
+    func holdsRecordings(for origin: NetworkOrigin) -> Bool {
+        func isTo(_ scene: Scene) -> Bool {
+            switch scene.event {
+            case let .request(request), let .redirect(_, to: request):
+                NetworkOrigin(URL(string: request.url)) == origin
+            default: false
+            }
+        }
+        return loaded.tape.scenes.contains(where: isTo)
+            || loaded.previousInteractions.contains { NetworkOrigin(URL(string: $0.request.url)) == origin }
+            || state.withLock { $0.scenes.contains { isTo($0.scene) } }
+    }
+
     // MARK: Playing
 
     /// Whether a request goes through this cassette: its host filter accepts it and `beforeRecordRequest` does not

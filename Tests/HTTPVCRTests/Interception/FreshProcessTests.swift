@@ -24,6 +24,20 @@ import TestSupport
         #expect(seen.count == 1, "recorded once, replayed and refused without the server: \(seen)")
     }
 
+    /// Sessions HTTPVCR is not in (made from `.default`, before and after `VCR.setup`, never installed): named while
+    /// recording, refused under `.never` without reaching httpbin or any other host, refused with no cassette when
+    /// the network is off without one; a task group that forgot the install is over in seconds.
+    @Test func sessionsHTTPVCRIsNotInNeverReachAServerAProtectedCassetteHolds() throws {
+        let folder = try TemporaryFolder()
+        let id = String(UUID().uuidString.prefix(8))
+        let before = try HTTPBin.settledRequestCount()
+        let result = try Self.scenario("side-sessions", folder.path, id)
+        #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        let seen = try HTTPBin.requestsFromAnyProcess(since: before)
+        #expect(seen.filter { $0.contains("side-\(id)") }.count == 5, "recorded, went around twice, loopback twice: \(seen)")
+        #expect(seen.filter { $0.contains("never-\(id)") }.isEmpty, "refused requests reached httpbin: \(seen)")
+    }
+
     /// 100 requests in flight while recording, then while replaying, in a process where a session was made
     /// before `VCR.setup`: every body is its own, on the tape and in the caller's hands.
     @Test func oneHundredConcurrentRequestsRecordAndReplayEachWithItsOwnBody() throws {

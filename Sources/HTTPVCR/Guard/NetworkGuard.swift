@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Requests from sessions HTTPVCR is not in (made from `.default` or `.ephemeral` without ``VCR/install(in:)``):
+/// seen, and refused where a cassette may not record, named where one records.
+///
+/// corelibs' URLSession runs on libcurl, which reads `http_proxy` and `https_proxy` from the environment at each
+/// transfer, for every session in the process. At the first `VCR` call the guard points both at a ``GuardProxy`` on
+/// loopback, so every request the process sends through URLSession comes by it: an `https` one as
+/// `CONNECT host:port`. The proxy asks ``verdict(for:)`` and forwards or refuses. HTTPVCR's own recorder comes by it
+/// too: its origins are registered while it talks to them (``recording(_:)``), and passed on.
+enum NetworkGuard {
+    /// The environment variables the guard sets or clears; what they held before is ``originalEnvironment``.
+    static let proxyVariables = ["http_proxy", "https_proxy", "no_proxy", "NO_PROXY"]
+    /// Variables that name a proxy the user set: the guard steps aside for them.
+    private static let userProxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    /// Turns the guard off for a run: `VCR_NETWORK_GUARD=0`.
+    static let switchVariable = "VCR_NETWORK_GUARD"
+
+    /// Starts the guard once, where the loader reads its proxy from the environment.
+    static func start() { _ = proxy }
+
+    /// Whether sessions HTTPVCR is not in are guarded in this process.
+    static var isActive: Bool { proxy != nil }
+
+    /// What ``proxyVariables`` held before the guard set them (absent ones as ""): what a process the test launches
+    /// gets, so that it goes to the network as it would without HTTPVCR (a bridge is its way to the cassette).
+    static let originalEnvironment: [String: String] = {
+        let environment = ProcessInfo.processInfo.environment
+        return Dictionary(uniqueKeysWithValues: proxyVariables.map { ($0, environment[$0] ?? "") })
+    }()
+
+    private static let proxy: GuardProxy? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard VCRURLProtocol.platform.readsProxyFromEnvironment else { return nil }
+        if let value = environment[switchVariable], ["0", "false", "no", "off"].contains(value.lowercased()) {
+            return nil
+        }
+        _ = originalEnvironment
+        if let set = userProxyVariables.first(where: { !(environment[$0] ?? "").isEmpty }) {
+            FileHandle.standardError.write(Data((
+                "HTTPVCR: \(set) is set, so requests from sessions HTTPVCR is not installed in go to that proxy "
+                    + "unseen: a protected cassette cannot refuse them. Unset it for the tests to have them guarded.\n"
+            ).utf8))
+            return nil
+        }
+        do {
+            let proxy = try GuardProxy(judge: verdict(for:))
+            // Set once, before any request of HTTPVCR's: libcurl reads these at each transfer.
+            setenv("http_proxy", proxy.url, 1)
+            setenv("https_proxy", proxy.url, 1)
+            unsetenv("no_proxy")
+            unsetenv("NO_PROXY")
+            return proxy
+        } catch {
+            FileHandle.standardError.write(Data((
+                "HTTPVCR: the network guard did not start (\(error)): requests from sessions HTTPVCR is not "
+                    + "installed in go to the network unseen.\n"
+            ).utf8))
+            return nil
+        }
+    }()
+
+    // MARK: HTTPVCR's own requests
+
+    private static let state = Locked(State())
+
+    private struct State {
+        /// Origins HTTPVCR's recorder (or the door's closure) talks to now, counted.
+        var recording: [NetworkOrigin: Int] = [:]
+        /// The last time the proxy could not reach an origin, and why.
+        var failures: [NetworkOrigin: (failure: UpstreamFailure, at: UInt64)] = [:]
+    }
+
+    /// Lets requests to `url`'s origin pass while HTTPVCR records them; call ``finished(_:)`` with the result.
+    static func recording(_ url: URL?) -> NetworkOrigin? {
+        guard proxy != nil, let origin = NetworkOrigin(url) else { return nil }
+        state.withLock { $0.recording[origin, default: 0] += 1 }
+        return origin
+    }
+
+    /// Ends what ``recording(_:)`` began.
+    static func finished(_ origin: NetworkOrigin?) {
+        guard let origin else { return }
+        state.withLock { state in
+            let left = (state.recording[origin] ?? 1) - 1
+            state.recording[origin] = left > 0 ? left : nil
+        }
+    }
+
+    static func isRecording(_ origin: NetworkOrigin) -> Bool {
+        state.withLock { $0.recording[origin] != nil }
+    }
+
+    /// Called when cassettes come into force: tunnels other sessions opened before are cut.
+    static func cassettesChanged() {
+        proxy?.cutTunnels()
+    }
+
+    static func noteUpstreamFailure(_ failure: UpstreamFailure, for origin: NetworkOrigin) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { $0.failures[origin] = (failure, now) }
+    }
+
+    /// Why the proxy could not reach `url`'s origin, if it failed to since `since` (uptime nanoseconds): the error
+    /// the recorder's session got then is the proxy's, and the app is told what the server's absence is.
+    static func upstreamFailure(for url: URL?, since: UInt64) -> UpstreamFailure? {
+        guard proxy != nil, let origin = NetworkOrigin(url) else { return nil }
+        return state.withLock { state in
+            guard let noted = state.failures[origin], noted.at >= since else { return nil }
+            return noted.failure
+        }
+    }
+}
