@@ -92,7 +92,7 @@ import Testing
         #expect(warning.text.contains("test: CassetteLifecycleTests/anExpiredCassetteWarnsTheTest"))
     }
 
-    /// A session the app made from `.ephemeral` without `VCR.install(in:)`: HTTPVCR never sees its requests.
+    /// A session the app made from `.ephemeral` without `VCR.install(in:)`: only the network guard sees its requests.
     static func uninstalledSession() -> URLSession {
         URLSession(configuration: .ephemeral)
     }
@@ -101,7 +101,9 @@ import Testing
     func aTestWhoseRequestsGoAroundHTTPVCRIsToldWhyAndHowToFixIt(failsOnUnplayedInteractions: Bool) async throws {
         let test = try #require(Test.current)
         let folder = TemporaryFolder()
-        let url = DogfoodServer.url("/get?lifecycle=bypass")
+        // Its own URL: the guard cannot tell parallel tests' sessions apart, and gives the failure to the cassettes
+        // that hold the URL.
+        let url = DogfoodServer.url("/get?lifecycle=bypass-\(failsOnUnplayedInteractions)")
         try CassetteFile.write(Tape(interactions: [Interaction(
             chapter: 1,
             request: RecordedRequest(method: "GET", url: url.absoluteString),
@@ -113,21 +115,22 @@ import Testing
         )
         let issues = try await issues {
             try await trait.provideScope(for: test, testCase: Test.Case.current) {
-                // With a .never cassette, this request reaches the server: the test would pass, having replayed nothing.
-                let (_, response) = try await Self.uninstalledSession().data(from: url)
-                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                // With a .never cassette, the network guard refuses it: the app never gets the server's answer.
+                let (data, response) = try await Self.uninstalledSession().data(from: url)
+                #expect((response as? HTTPURLResponse)?.statusCode == 403)
+                #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTPVCR refused GET \(url.absoluteString)"))
             }
         }
+        // One failure, whether or not unplayed interactions fail the test: the refusal, not a later guess.
         let notice = try #require(issues.first)
-        #expect(issues.count == 1)
-        #expect(notice.severity == (failsOnUnplayedInteractions ? .error : .warning))
-        let lines = notice.comments.map(\.rawValue).joined().components(separatedBy: "\n")
-        #expect(lines.first == "No request of this test reached HTTPVCR, yet its cassette holds 1 recorded interaction, "
-            + "none replayed: the test's requests most likely went around HTTPVCR, to the network.")
-        #expect(lines.dropFirst().first?.contains("URLSessionConfiguration.default or .ephemeral") == true)
-        #expect(lines.dropFirst().first?.contains("VCR.install(in:)") == true, "the fix comes before re-recording")
-        #expect(notice.text.contains("  cassette: \(folder.path)/bypass.json"))
-        #expect(lines.last?.hasPrefix("  If the test no longer makes those requests, record it anew: VCR_RECORD_MODE=all") == true)
+        #expect(issues.count == 1, "\(issues.map(\.text))")
+        #expect(notice.severity == .error)
+        let text = notice.text
+        #expect(text.contains("HTTPVCR refused GET \(url.absoluteString): it came from a URLSession HTTPVCR is not "
+            + "installed in (one made from URLSessionConfiguration.default or .ephemeral without VCR.install(in:))"))
+        #expect(text.contains("Fix: pass that session's configuration to VCR.install(in:)"))
+        #expect(text.contains("\(folder.path)/bypass.json"))
+        #expect(text.contains("test: CassetteLifecycleTests/aTestWhoseRequestsGoAroundHTTPVCRIsToldWhyAndHowToFixIt"))
     }
 
     @Test func aTestThatFailsAfterReplayingIsToldHowToRecordItAnew() async throws {

@@ -51,7 +51,10 @@ public final class VCRBridge: Sendable {
     private init(server: LoopbackServer, token: String) {
         self.server = server
         url = server.url
-        environment = [BridgeWire.urlVariable: server.url.absoluteString, BridgeWire.tokenVariable: token]
+        // The launched process gets the proxy settings the test process had before HTTPVCR's network guard: the
+        // bridge is its way to the cassette.
+        environment = (NetworkGuard.isActive ? NetworkGuard.originalEnvironment : [:])
+            .merging([BridgeWire.urlVariable: server.url.absoluteString, BridgeWire.tokenVariable: token]) { $1 }
     }
 
     /// Starts a bridge on 127.0.0.1, on a free port, for the cassette in force for the calling task.

@@ -17,7 +17,7 @@ extension NetworkGuard {
             guard VCR.refusesNetworkWithoutCassette(to: origin) else { return .forward(ownRecording: false) }
             let refusal = VCRError.networkWithoutCassette(request.described + " (from a session HTTPVCR is not in)",
                                                           test: nil)
-            FileHandle.standardError.write(Data("HTTPVCR: \(refusal.message)\n".utf8))
+            FileHandle.standardError.write(Data("\(refusal.message)\n".utf8))
             return .refuse(refusal.message)
         }
         let concerned = inForce.filter { cassette in
@@ -30,22 +30,34 @@ extension NetworkGuard {
         let protected = concerned.filter(\.isWriteProtected)
         let refusing = origin.isLoopback ? knowing.filter(\.isWriteProtected) : protected
         if !refusing.isEmpty {
-            let owners = refusing.filter { cassette in knowing.contains { $0 === cassette } }
-            let message = report(request, refused: true, on: owners.isEmpty ? refusing : owners)
+            let message = report(request, refused: true, on: owners(of: request, among: refusing, knowing: knowing))
             return .refuse(message)
         }
-        let recording = knowing.isEmpty ? concerned : knowing
-        let message = report(request, refused: false, on: recording)
+        let message = report(request, refused: false, on: owners(of: request, among: concerned, knowing: knowing))
         FileHandle.standardError.write(Data("HTTPVCR: \(message)\n".utf8))
         return .forward(ownRecording: false)
     }
 
-    /// Keeps the failure on each cassette, for the test that owns it; returns the message for the refusal's body.
+    /// The cassettes whose tests most likely sent it: those holding a recording of the very URL (an https request's is
+    /// hidden), else those holding its origin, else all of `candidates`. With tests in parallel, a request no tape
+    /// names fails every test it could be from.
+    private static func owners(of request: ProxiedRequest, among candidates: [Cassette], knowing: [Cassette]) -> [Cassette] {
+        let known = candidates.filter { cassette in knowing.contains { $0 === cassette } }
+        if !request.isTunnel, let url = URL(string: request.url) {
+            let exact = known.filter { $0.holdsRecording(of: url) }
+            if !exact.isEmpty { return exact }
+        }
+        return known.isEmpty ? candidates : known
+    }
+
+    /// Keeps the failure on each cassette, for the test that owns it (counted as a request that reached it, so the
+    /// test is not told as well that none did); returns the message for the refusal's body.
     private static func report(_ request: ProxiedRequest, refused: Bool, on cassettes: [Cassette]) -> String {
         var message = ""
         for cassette in cassettes {
             let error = VCRError.wentAround(request.described, cassette: cassette, refused: refused)
             message = error.message
+            if refused { cassette.playback.noteRefusedUnmatched() } else { cassette.playback.notePassedBy() }
             VCR.recordFailure(error, on: cassette)
         }
         return message

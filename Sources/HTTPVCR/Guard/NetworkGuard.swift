@@ -16,7 +16,8 @@ enum NetworkGuard {
     static let proxyVariables = ["http_proxy", "https_proxy", "no_proxy", "NO_PROXY"]
     /// Variables that name a proxy the user set: the guard steps aside for them.
     private static let userProxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
-    /// Turns the guard off for a run: `VCR_NETWORK_GUARD=0`.
+    /// Turns the guard off for a run: `VCR_NETWORK_GUARD=0`. The guard also sets it to its proxy's URL, so that a
+    /// process the tests launch, which inherits the variables, knows them for another process's guard, not the user's.
     static let switchVariable = "VCR_NETWORK_GUARD"
 
     /// Starts the guard once, where the loader reads its proxy from the environment.
@@ -29,7 +30,11 @@ enum NetworkGuard {
     /// gets, so that it goes to the network as it would without HTTPVCR (a bridge is its way to the cassette).
     static let originalEnvironment: [String: String] = {
         let environment = ProcessInfo.processInfo.environment
-        return Dictionary(uniqueKeysWithValues: proxyVariables.map { ($0, environment[$0] ?? "") })
+        let inherited = environment[switchVariable]
+        return Dictionary(uniqueKeysWithValues: proxyVariables.map { name in
+            let value = environment[name] ?? ""
+            return (name, value == inherited ? "" : value)
+        })
     }()
 
     private static let proxy: GuardProxy? = {
@@ -38,8 +43,8 @@ enum NetworkGuard {
         if let value = environment[switchVariable], ["0", "false", "no", "off"].contains(value.lowercased()) {
             return nil
         }
-        _ = originalEnvironment
-        if let set = userProxyVariables.first(where: { !(environment[$0] ?? "").isEmpty }) {
+        let inherited = environment[switchVariable]
+        if let set = userProxyVariables.first(where: { !(environment[$0] ?? "").isEmpty && environment[$0] != inherited }) {
             FileHandle.standardError.write(Data((
                 "HTTPVCR: \(set) is set, so requests from sessions HTTPVCR is not installed in go to that proxy "
                     + "unseen: a protected cassette cannot refuse them. Unset it for the tests to have them guarded.\n"
@@ -48,7 +53,9 @@ enum NetworkGuard {
         }
         do {
             let proxy = try GuardProxy(judge: verdict(for:))
+            _ = originalEnvironment
             // Set once, before any request of HTTPVCR's: libcurl reads these at each transfer.
+            setenv(switchVariable, proxy.url, 1)
             setenv("http_proxy", proxy.url, 1)
             setenv("https_proxy", proxy.url, 1)
             unsetenv("no_proxy")
@@ -106,6 +113,16 @@ enum NetworkGuard {
 
     /// Why the proxy could not reach `url`'s origin, if it failed to since `since` (uptime nanoseconds): the error
     /// the recorder's session got then is the proxy's, and the app is told what the server's absence is.
+    /// HTTPVCR's own request failed: where the guard could not reach the server, the session heard of a proxy's
+    /// failure, and the app is told what its own session would have been told (`cannotConnectToHost`, …).
+    static func asTheServerWouldFail(_ error: any Error, url: URL?, since: UInt64) -> any Error {
+        guard let url, let failure = upstreamFailure(for: url, since: since) else { return error }
+        return URLError(failure.urlErrorCode, userInfo: [
+            NSURLErrorFailingURLErrorKey: url,
+            NSLocalizedDescriptionKey: (error as NSError).localizedDescription,
+        ])
+    }
+
     static func upstreamFailure(for url: URL?, since: UInt64) -> UpstreamFailure? {
         guard proxy != nil, let origin = NetworkOrigin(url) else { return nil }
         return state.withLock { state in

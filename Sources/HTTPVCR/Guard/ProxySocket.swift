@@ -40,16 +40,14 @@ struct ProxySocket {
     /// A request's head up to and including the empty line, or nil when the peer is done, stalls or sends more than
     /// `limit` bytes without ending one.
     mutating func readHead(limit: Int = 64 * 1024) -> ArraySlice<UInt8>? {
-        var searched = start
         while true {
             // Blank lines before a request are allowed (RFC 9112 2.2).
             while buffer.count - start >= 2, buffer[start] == 13, buffer[start + 1] == 10 { start += 2 }
-            searched = max(searched, start)
-            if let end = Self.find([13, 10, 13, 10], in: buffer, from: searched) {
+            // Searched from the head's start each time: `fill` may move what is buffered.
+            if let end = Self.find([13, 10, 13, 10], in: buffer, from: start) {
                 defer { start = end + 4 }
                 return buffer[start..<end + 4]
             }
-            searched = max(start, buffer.count - 3)
             guard buffer.count - start <= limit, fill() else { return nil }
         }
     }
@@ -148,7 +146,7 @@ struct ProxySocket {
         guard haystack.count >= needle.count else { return nil }
         var index = from
         while index + needle.count <= haystack.count {
-            if haystack[index] == needle[0], Array(haystack[index..<index + needle.count]) == needle { return index }
+            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) { return index }
             index += 1
         }
         return nil

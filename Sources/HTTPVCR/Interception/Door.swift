@@ -161,6 +161,11 @@ enum DoorSending {
         // A URLSession the closure uses comes by the network guard: it is HTTPVCR's own request.
         let origin = NetworkGuard.recording(request.url)
         defer { NetworkGuard.finished(origin) }
-        return try await $isSending.withValue(true) { try await sending(request) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            return try await $isSending.withValue(true) { try await sending(request) }
+        } catch {
+            throw NetworkGuard.asTheServerWouldFail(error, url: request.url, since: start)
+        }
     }
 }

@@ -126,19 +126,9 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = recordings.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         entry.origins.forEach(NetworkGuard.finished)
-        entry.recording.completed(error: Self.asTheServerWouldFail(error, task: task, since: entry.startedAt))
-    }
-
-    /// The network guard stands between this session and the server: where it could not reach the server, the
-    /// session hears of a proxy's failure, and the app is told what its own session would have been told.
-    private static func asTheServerWouldFail(_ error: (any Error)?, task: URLSessionTask, since: UInt64) -> (any Error)? {
-        guard let error, let url = task.currentRequest?.url,
-              let failure = NetworkGuard.upstreamFailure(for: url, since: since)
-        else { return error }
-        return URLError(failure.urlErrorCode, userInfo: [
-            NSURLErrorFailingURLErrorKey: url,
-            NSLocalizedDescriptionKey: (error as NSError).localizedDescription,
-        ])
+        entry.recording.completed(
+            error: error.map { NetworkGuard.asTheServerWouldFail($0, url: task.currentRequest?.url, since: entry.startedAt) }
+        )
     }
 }
 

@@ -125,6 +125,10 @@ class VCRURLProtocol: URLProtocol {
         if case let .withoutCassette(test)? = attribution {
             return load.tellClient(.fail(VCRError.networkWithoutCassette(Mismatch.describe(request), test: test)))
         }
+        // Nothing carried (Apple platforms): canInit claimed it for a refusal, or the cassette went since.
+        if attribution == nil, cassette == nil, VCR.refusesNetworkWithoutCassette(to: NetworkOrigin(request.url)) {
+            return load.tellClient(.fail(VCRError.networkWithoutCassette(Mismatch.describe(request), test: nil)))
+        }
         if task is URLSessionDownloadTask, !platform.servesDownloads {
             return load.tellClient(.fail(VCRError.downloadsUnsupported(request)))
         }

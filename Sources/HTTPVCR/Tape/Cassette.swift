@@ -160,6 +160,17 @@ public final class Cassette: @unchecked Sendable {
             || state.withLock { $0.scenes.contains { isTo($0.scene) } }
     }
 
+    /// Whether the tape as loaded holds a request to `url` (origin, path and query), a hop's included.
+    func holdsRecording(of url: URL) -> Bool {
+        let origin = NetworkOrigin(url)
+        return (loaded.tape.interactions + loaded.previousInteractions).contains { interaction in
+            ([interaction.request] + interaction.redirects.map(\.request)).contains { recorded in
+                guard let taped = URL(string: recorded.url) else { return false }
+                return NetworkOrigin(taped) == origin && taped.path == url.path && taped.query == url.query
+            }
+        }
+    }
+
     // MARK: Playing
 
     /// Whether a request goes through this cassette: its host filter accepts it and `beforeRecordRequest` does not

@@ -32,7 +32,10 @@ import TestSupport
         let id = String(UUID().uuidString.prefix(8))
         let before = try HTTPBin.settledRequestCount()
         let result = try Self.scenario("side-sessions", folder.path, id)
-        #expect(result.status == 0 && result.output.hasPrefix("ok:"), "\(result)")
+        // Before it, on stderr: the requests named as they went around the recording cassette.
+        let lines = result.output.split(separator: "\n")
+        #expect(result.status == 0 && lines.last?.hasPrefix("ok:") == true, "\(result)")
+        #expect(lines.filter { $0.hasPrefix("HTTPVCR: GET ") && $0.contains("went around the cassette") }.count == 2)
         let seen = try HTTPBin.requestsFromAnyProcess(since: before)
         #expect(seen.filter { $0.contains("side-\(id)") }.count == 5, "recorded, went around twice, loopback twice: \(seen)")
         #expect(seen.filter { $0.contains("never-\(id)") }.isEmpty, "refused requests reached httpbin: \(seen)")
