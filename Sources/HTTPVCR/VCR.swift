@@ -26,6 +26,7 @@ public enum VCR {
     public static func setup(_ update: (inout VCRConfiguration) -> Void) {
         VCRURLProtocol.register()
         state.withLock { update(&$0.configuration) }
+        NetworkGuard.cassettesChanged()
     }
 
     /// The shared defaults.
@@ -182,6 +183,7 @@ public enum VCR {
             state.withLock { state in
                 if let index = state.bound.firstIndex(where: { $0 === cassette }) { state.bound.remove(at: index) }
             }
+            NetworkGuard.cassettesChanged()
         }
         return try await $boundCassette.withValue(cassette) { try await body() }
     }
@@ -258,6 +260,7 @@ public enum VCR {
             return ejected
         }
         for waiter in waiters { waiter.resume() }
+        NetworkGuard.cassettesChanged()
         try cassette?.saveIfChanged()
     }
 

@@ -47,6 +47,8 @@ struct ProxiedRequest: Sendable {
     /// `http://host:port/path?query`, or `https://host:port` for a tunnel.
     let url: String
     let origin: NetworkOrigin
+    /// Carries HTTPVCR's recorder's mark (``NetworkGuard/markField``).
+    var isMarked = false
 
     var isTunnel: Bool { method == "CONNECT" }
 
@@ -73,11 +75,13 @@ final class GuardProxy: Sendable {
     let port: UInt16
     private let listener: Int32
     private let judge: Judge
-    /// Open tunnels (client and server sockets) that HTTPVCR's recorder did not open: cut when cassettes change, so
-    /// that a session cannot keep using, under a cassette, a tunnel it opened before it.
-    private let tunnels = Locked<[Int32: Int32]>([:])
+    /// Bumped when cassettes change: a tunnel opened before is judged again when its client next sends, so that a
+    /// session cannot keep using, under a cassette, a tunnel it opened before it.
+    private let generation = Locked(0)
 
-    init(judge: @escaping Judge) throws(LoopbackServer.StartError) {
+    init(
+        judge: @escaping Judge
+    ) throws(LoopbackServer.StartError) {
         self.judge = judge
         (listener, port) = try LoopbackServer.listen(on: 0)
         let thread = Thread { [self] in acceptLoop() }
@@ -87,12 +91,9 @@ final class GuardProxy: Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Ends every tunnel that another session opened: its next request comes through the guard again.
-    func cutTunnels() {
-        for (client, server) in tunnels.withLock({ $0 }) {
-            shutdown(client, Int32(SHUT_RDWR))
-            shutdown(server, Int32(SHUT_RDWR))
-        }
+    /// Has every open tunnel judged again before its client's next bytes go on.
+    func rejudgeTunnels() {
+        generation.withLock { $0 += 1 }
     }
 
     private func acceptLoop() {
@@ -189,8 +190,6 @@ final class GuardProxy: Sendable {
         guard ProxySocket.send(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)[...], to: client.fd),
               client.flush(to: server)
         else { return }
-        let cuttable = verdict != .forward(ownRecording: true)
-        if cuttable { tunnels.withLock { $0[client.fd] = server } }
         let back = DispatchSemaphore(value: 0)
         let clientFD = client.fd
         let thread = Thread {
@@ -199,11 +198,18 @@ final class GuardProxy: Sendable {
         }
         thread.name = "HTTPVCR network guard tunnel"
         thread.start()
-        ProxySocket.pipe(from: client.fd, to: server)
-        // The client is done: so is the server's side.
+        var judged = generation.withLock { $0 }
+        ProxySocket.pipe(from: client.fd, to: server) { [self] in
+            let now = generation.withLock { $0 }
+            if now == judged { return true }
+            judged = now
+            if case .refuse = judge(request) { return false }
+            return true
+        }
+        // The client is done (or may go no further): so is the server's side.
         shutdown(server, Int32(SHUT_RDWR))
+        shutdown(clientFD, Int32(SHUT_RDWR))
         back.wait()
-        if cuttable { tunnels.withLock { _ = $0.removeValue(forKey: clientFD) } }
     }
 
     private func refuse(_ client: Int32, status: String = "403 Refused by HTTPVCR", _ message: String) {
@@ -293,7 +299,9 @@ struct ProxyHead {
         if let fragment = originForm.firstIndex(of: "#") { originForm = String(originForm[..<fragment]) }
         if originForm.hasPrefix("?") || originForm.isEmpty { originForm = "/" + originForm }
         let shownURL = "\(scheme)://\(origin.authority(defaultPort: scheme == "https" ? 443 : 80))\(originForm)"
-        return (ProxiedRequest(method: method, url: shownURL, origin: origin), originForm)
+        var request = ProxiedRequest(method: method, url: shownURL, origin: origin)
+        request.isMarked = field(NetworkGuard.markField) == NetworkGuard.markToken
+        return (request, originForm)
     }
 
     /// `CONNECT host:port`.
@@ -305,7 +313,8 @@ struct ProxyHead {
     /// The head sent on to the server: origin-form target, without the fields meant for the proxy.
     func forwarded(target originForm: String) -> [UInt8] {
         var text = "\(method) \(originForm) \(version)\r\n"
-        for (name, value) in fields where !name.lowercased().hasPrefix("proxy-") {
+        for (name, value) in fields
+        where !name.lowercased().hasPrefix("proxy-") && name.caseInsensitiveCompare(NetworkGuard.markField) != .orderedSame {
             text += "\(name): \(value)\r\n"
         }
         return Array((text + "\r\n").utf8)

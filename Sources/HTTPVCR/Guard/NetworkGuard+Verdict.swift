@@ -11,7 +11,7 @@ extension NetworkGuard {
     /// - else (recording): passed on, and named as a failure on the recording cassettes, as it happens.
     static func verdict(for request: ProxiedRequest) -> GuardVerdict {
         let origin = request.origin
-        if isRecording(origin) { return .forward(ownRecording: true) }
+        if request.isMarked || isRecording(origin) { return .forward(ownRecording: true) }
         let inForce = VCR.cassettesInForce
         if inForce.isEmpty {
             guard VCR.refusesNetworkWithoutCassette(to: origin) else { return .forward(ownRecording: false) }
@@ -30,35 +30,41 @@ extension NetworkGuard {
         let protected = concerned.filter(\.isWriteProtected)
         let refusing = origin.isLoopback ? knowing.filter(\.isWriteProtected) : protected
         if !refusing.isEmpty {
-            let message = report(request, refused: true, on: owners(of: request, among: refusing, knowing: knowing))
-            return .refuse(message)
+            return .refuse(report(request, refused: true, among: refusing, knowing: knowing))
         }
-        let message = report(request, refused: false, on: owners(of: request, among: concerned, knowing: knowing))
-        FileHandle.standardError.write(Data("HTTPVCR: \(message)\n".utf8))
+        _ = report(request, refused: false, among: concerned, knowing: knowing)
         return .forward(ownRecording: false)
     }
 
-    /// The cassettes whose tests most likely sent it: those holding a recording of the very URL (an https request's is
-    /// hidden), else those holding its origin, else all of `candidates`. With tests in parallel, a request no tape
-    /// names fails every test it could be from.
+    /// The cassettes whose tests sent it, as far as the guard can tell: those holding a recording of the very URL
+    /// (an https request's is hidden), else the one candidate holding its origin, else the only candidate. None where
+    /// tests in parallel leave it open: a failure on a test that did not send it would be a false one.
     private static func owners(of request: ProxiedRequest, among candidates: [Cassette], knowing: [Cassette]) -> [Cassette] {
-        let known = candidates.filter { cassette in knowing.contains { $0 === cassette } }
         if !request.isTunnel, let url = URL(string: request.url) {
-            let exact = known.filter { $0.holdsRecording(of: url) }
+            let exact = candidates.filter { $0.holdsRecording(of: url) }
             if !exact.isEmpty { return exact }
         }
-        return known.isEmpty ? candidates : known
+        let known = candidates.filter { cassette in knowing.contains { $0 === cassette } }
+        let pool = known.isEmpty ? candidates : known
+        return pool.count == 1 ? pool : []
     }
 
-    /// Keeps the failure on each cassette, for the test that owns it (counted as a request that reached it, so the
-    /// test is not told as well that none did); returns the message for the refusal's body.
-    private static func report(_ request: ProxiedRequest, refused: Bool, on cassettes: [Cassette]) -> String {
-        var message = ""
-        for cassette in cassettes {
-            let error = VCRError.wentAround(request.described, cassette: cassette, refused: refused)
-            message = error.message
+    /// Keeps the failure on each owner's cassette, for its test (counted as a request that reached it, so the test is
+    /// not told as well that none did), and says it on stderr as it happens where it names no owner or goes on to
+    /// the server; returns the message, the refusal's body.
+    private static func report(_ request: ProxiedRequest, refused: Bool, among candidates: [Cassette], knowing: [Cassette]) -> String {
+        let owners = owners(of: request, among: candidates, knowing: knowing)
+        for cassette in owners {
             if refused { cassette.playback.noteRefusedUnmatched() } else { cassette.playback.notePassedBy() }
-            VCR.recordFailure(error, on: cassette)
+            VCR.recordFailure(.wentAround(request.described, cassette: cassette, refused: refused), on: cassette)
+        }
+        let shown = owners.first ?? candidates[0]
+        var message = VCRError.wentAround(request.described, cassette: shown, refused: refused).message
+        if owners.isEmpty {
+            message += " (Tests with cassettes run in parallel, and the guard cannot tell whose session sent it.)"
+        }
+        if owners.isEmpty || !refused {
+            FileHandle.standardError.write(Data(((refused ? "" : "HTTPVCR: ") + message + "\n").utf8))
         }
         return message
     }

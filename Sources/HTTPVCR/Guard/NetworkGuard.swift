@@ -54,7 +54,8 @@ enum NetworkGuard {
         do {
             let proxy = try GuardProxy(judge: verdict(for:))
             _ = originalEnvironment
-            // Set once, before any request of HTTPVCR's: libcurl reads these at each transfer.
+            // Set once, before any request of HTTPVCR's: libcurl reads these at each transfer. Never changed after:
+            // a request HTTPVCR let go when canInit ran must meet the same route when libcurl sends it.
             setenv(switchVariable, proxy.url, 1)
             setenv("http_proxy", proxy.url, 1)
             setenv("https_proxy", proxy.url, 1)
@@ -72,6 +73,12 @@ enum NetworkGuard {
 
     // MARK: HTTPVCR's own requests
 
+    /// The field HTTPVCR's recorder marks its plain http requests with, and its value, made anew in each process: the
+    /// proxy knows them by it, takes it off, and passes them on. (An https request's fields travel encrypted: the
+    /// origins the recorder talks to stand in for it, ``recording(_:)``.)
+    static let markField = "X-HTTPVCR-Forwarded"
+    static let markToken = UUID().uuidString
+
     private static let state = Locked(State())
 
     private struct State {
@@ -81,9 +88,12 @@ enum NetworkGuard {
         var failures: [NetworkOrigin: (failure: UpstreamFailure, at: UInt64)] = [:]
     }
 
-    /// Lets requests to `url`'s origin pass while HTTPVCR records them; call ``finished(_:)`` with the result.
-    static func recording(_ url: URL?) -> NetworkOrigin? {
-        guard proxy != nil, let origin = NetworkOrigin(url) else { return nil }
+    /// Lets requests to `url`'s origin pass while HTTPVCR sends them; call ``finished(_:)`` with the result. Only
+    /// for https where `onlyTunnels` (the recorder marks its plain requests): while it lasts, another session's
+    /// request to that origin passes too.
+    static func recording(_ url: URL?, onlyTunnels: Bool = false) -> NetworkOrigin? {
+        guard proxy != nil, let origin = NetworkOrigin(url), !onlyTunnels || url?.scheme?.lowercased() == "https"
+        else { return nil }
         state.withLock { $0.recording[origin, default: 0] += 1 }
         return origin
     }
@@ -101,9 +111,13 @@ enum NetworkGuard {
         state.withLock { $0.recording[origin] != nil }
     }
 
-    /// Called when cassettes come into force: tunnels other sessions opened before are cut.
+    /// Whether the loader's sessions are sent to the proxy.
+    static var isRouting: Bool { proxy != nil }
+
+    /// Called when cassettes come into force or go, and when the shared configuration changes: open tunnels are
+    /// judged again before they carry more.
     static func cassettesChanged() {
-        proxy?.cutTunnels()
+        proxy?.rejudgeTunnels()
     }
 
     static func noteUpstreamFailure(_ failure: UpstreamFailure, for origin: NetworkOrigin) {

@@ -101,10 +101,10 @@ struct ProxySocket {
         }
     }
 
-    /// Copies what `from` sends to `to` until `from` ends, then ends `to`'s writing side.
-    static func pipe(from: Int32, to: Int32) {
+    /// Copies what `from` sends to `to` until `from` ends or `mayGoOn` says no, then ends `to`'s writing side.
+    static func pipe(from: Int32, to: Int32, mayGoOn: () -> Bool = { true }) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while let count = receive(from, into: &chunk, timeout: -1), count > 0,
+        while let count = receive(from, into: &chunk, timeout: -1), count > 0, mayGoOn(),
               send(chunk[0..<count], to: to) {}
         shutdown(to, Int32(SHUT_WR))
     }

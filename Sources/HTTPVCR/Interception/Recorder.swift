@@ -46,8 +46,10 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             request.httpBody = recording.live.httpBody
             request.timeoutInterval = recording.timeout
             request.cachePolicy = .reloadIgnoringLocalCacheData
+            // The network guard's proxy knows it by its mark, and takes it off (https: by its origin, for a while).
+            if NetworkGuard.isActive { request.setValue(NetworkGuard.markToken, forHTTPHeaderField: NetworkGuard.markField) }
             let task = Self.session.dataTask(with: request)
-            let origins = NetworkGuard.recording(request.url).map { [$0] } ?? []
+            let origins = NetworkGuard.recording(request.url, onlyTunnels: true).map { [$0] } ?? []
             recordings.withLock { $0[ObjectIdentifier(task)] = Entry(task: task, recording: recording, origins: origins) }
             recording.part?.whenStopped { [task] in
                 // The client went away (a stream it cancelled): what it got so far is recorded now, ending in the
@@ -74,11 +76,17 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let recording = recording(for: task) else { return completionHandler(request) }
-        recording.redirected(response, to: request) { [self] next in
-            if let origin = NetworkGuard.recording(next?.url) {
+        // The hop's request as the app's session would send it: without the network guard's mark, which goes back
+        // on the request this session sends.
+        var proposed = request
+        proposed.setValue(nil, forHTTPHeaderField: NetworkGuard.markField)
+        recording.redirected(response, to: proposed) { [self] next in
+            if let origin = NetworkGuard.recording(next?.url, onlyTunnels: true) {
                 recordings.withLock { $0[ObjectIdentifier(task)]?.origins.append(origin) }
             }
-            completionHandler(next)
+            var marked = next
+            if NetworkGuard.isActive { marked?.setValue(NetworkGuard.markToken, forHTTPHeaderField: NetworkGuard.markField) }
+            completionHandler(marked)
         }
     }
 

@@ -63,7 +63,7 @@ class VCRURLProtocol: URLProtocol {
         switch attribution {
         case .none:
             // No cassette in force: to the network as if HTTPVCR were not there, unless that is switched off.
-            guard VCR.refusesNetworkWithoutCassette(to: NetworkOrigin(url)) else { return false }
+            guard VCR.refusesNetworkWithoutCassette(to: NetworkOrigin(url)) else { return forwardsPastTheGuard() }
             CanInitNotes(attribution: .withoutCassette(test: VCR.currentTest?()), caller: .current)
                 .note(on: platform.currentQueue)
             return true
@@ -81,8 +81,19 @@ class VCRURLProtocol: URLProtocol {
         // filter says of the host it leads to.
         guard intercepts
             || (redirectHandling(for: cassette) == .reportToClient && cassette.redirectHandoffs.isExpecting(request))
-        else { return false }
+        else { return forwardsPastTheGuard() }
         notes.note(on: platform.currentQueue)
+        return true
+    }
+
+    /// A request HTTPVCR lets go to the network unrecorded (no cassette is its test's; its cassette's host filter,
+    /// passthrough mode or beforeRecordRequest leaves it out). Where the network guard has the loader's sessions
+    /// sent to its proxy, HTTPVCR's forwarder sends it, marked (startLoading, with no cassette): the guard would
+    /// otherwise judge it as a session HTTPVCR is not in, by other tests' cassettes, and a server that is not there
+    /// would reach the app as the proxy's failure rather than its absence.
+    private static func forwardsPastTheGuard() -> Bool {
+        guard platform.readsProxyFromEnvironment, NetworkGuard.isRouting else { return false }
+        CanInitNotes(attribution: .none, caller: .current).note(on: platform.currentQueue)
         return true
     }
 
