@@ -60,8 +60,8 @@ struct ProxiedRequest: Sendable {
 
 /// What the guard makes of a proxied request.
 enum GuardVerdict: Equatable {
-    /// To the server. `ownRecording`: HTTPVCR's recorder is talking to that origin now.
-    case forward(ownRecording: Bool)
+    /// To the server.
+    case forward
     /// Answered with an error, the message its body.
     case refuse(String)
 }

@@ -11,10 +11,10 @@ extension NetworkGuard {
     /// - else (recording): passed on, and named as a failure on the recording cassettes, as it happens.
     static func verdict(for request: ProxiedRequest) -> GuardVerdict {
         let origin = request.origin
-        if request.isMarked || isRecording(origin) { return .forward(ownRecording: true) }
+        if request.isMarked || isRecording(origin) { return .forward }
         let inForce = VCR.cassettesInForce
         if inForce.isEmpty {
-            guard VCR.refusesNetworkWithoutCassette(to: origin) else { return .forward(ownRecording: false) }
+            guard VCR.refusesNetworkWithoutCassette(to: origin) else { return .forward }
             let refusal = VCRError.networkWithoutCassette(request.described + " (from a session HTTPVCR is not in)",
                                                           test: nil)
             FileHandle.standardError.write(Data("\(refusal.message)\n".utf8))
@@ -24,16 +24,16 @@ extension NetworkGuard {
             cassette.recordMode != .passthrough && (cassette.configuration.hostFilter.acceptsEveryHost
                 || cassette.configuration.hostFilter.accepts(host: origin.host))
         }
-        guard !concerned.isEmpty else { return .forward(ownRecording: false) }
+        guard !concerned.isEmpty else { return .forward }
         let knowing = concerned.filter { $0.holdsRecordings(for: origin) }
-        if origin.isLoopback && knowing.isEmpty { return .forward(ownRecording: false) }
+        if origin.isLoopback && knowing.isEmpty { return .forward }
         let protected = concerned.filter(\.isWriteProtected)
         let refusing = origin.isLoopback ? knowing.filter(\.isWriteProtected) : protected
         if !refusing.isEmpty {
             return .refuse(report(request, refused: true, among: refusing, knowing: knowing))
         }
         _ = report(request, refused: false, among: concerned, knowing: knowing)
-        return .forward(ownRecording: false)
+        return .forward
     }
 
     /// The cassettes whose tests sent it, as far as the guard can tell: those holding a recording of the very URL

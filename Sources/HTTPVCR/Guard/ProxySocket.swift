@@ -22,9 +22,6 @@ struct ProxySocket {
         #endif
     }
 
-    /// Bytes read and not taken yet.
-    var buffered: ArraySlice<UInt8> { buffer[start...] }
-
     /// Reads what the peer sends next into the buffer; false at its end, an error or the idle limit.
     private mutating func fill() -> Bool {
         if start > 0 && start == buffer.count {

@@ -56,7 +56,7 @@ import HTTPBinTestSupport
         let judged = Locked<[String]>([])
         let proxy = try GuardProxy { request in
             judged.withLock { $0.append(request.url) }
-            return .forward(ownRecording: false)
+            return .forward
         }
         let base = try HTTPBin.baseURL()
         let host = "\(base.host!):\(base.port!)"
@@ -101,7 +101,7 @@ import HTTPBinTestSupport
     }
 
     @Test func aServerThatIsNotThereIsToldToHTTPVCRsOwnRequestsAsItsAbsence() throws {
-        let proxy = try GuardProxy { _ in .forward(ownRecording: true) }
+        let proxy = try GuardProxy { _ in .forward }
         let down = URL(string: "http://127.0.0.1:\(try HTTPBin.closedPort())/down")!
         let since = DispatchTime.now().uptimeNanoseconds
         let client = try Client(proxy)
