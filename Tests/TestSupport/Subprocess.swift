@@ -46,7 +46,9 @@ public enum Subprocess {
     }
 
     /// Runs `executable arguments…` with the tests' environment, its output (stdout and stderr) collected.
-    public static func run(_ executable: URL, _ arguments: [String], timeout: TimeInterval) throws -> Result {
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval
+    ) throws -> Result {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
@@ -54,6 +56,9 @@ public enum Subprocess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice

@@ -7,6 +7,7 @@
 //   vcr-scenarios mismatch-in-group FOLDER      one unmatched request among 20 in a task group
 //   vcr-scenarios cancel-storm FOLDER           tasks cancelled while their chapters are delivered
 //   vcr-scenarios side-sessions FOLDER ID       sessions HTTPVCR is not in, made before and after VCR.setup
+//   vcr-scenarios network-off                   run with VCR_ALLOW_NETWORK=0: no cassette, no network
 //
 // Each prints `ok: …` and exits 0, or prints what went wrong and exits 1. HTTPBIN_URL names the server.
 import Foundation
@@ -245,6 +246,15 @@ func sideSessions(folder: String, id: String) async throws -> String {
         }
     }
 
+    // A server the test runs itself, which the cassette holds nothing of: reached.
+    let own = try LoopbackServer { _ in .text(200, "the test's own server") }
+    defer { own.stop() }
+    for (name, session) in sessions {
+        let (code, body) = try await status(session, own.url.appendingPathComponent("never-\(id)"))
+        try check(code == 200 && body.hasPrefix("the test's own server"), "own server, session \(name): \(code) \(body)")
+    }
+    try check(VCR.takeFailures().isEmpty, "the test's own server was named")
+
     // A suite that forgot VCR.install(in:), in a task group: over in seconds, failed by HTTPVCR's refusal.
     let start = Date()
     do {
@@ -283,6 +293,36 @@ func sideSessions(folder: String, id: String) async throws -> String {
     return "named while recording, refused under .never (task group over in \(ms) ms), refused with no cassette"
 }
 
+/// Run with `VCR_ALLOW_NETWORK=0`: requests with no cassette fail at once, whatever the configuration says, but for
+/// loopback; then loopback too, with `allowsLoopbackWithoutCassette` off.
+func networkOff() async throws -> String {
+    VCR.setup { $0.allowsNetworkWithoutCassette = true }  // the environment wins
+    let side = URLSession(configuration: .default)
+    let own = try LoopbackServer { _ in .text(200, "own") }
+    defer { own.stop() }
+    do {
+        _ = try await URLSession.shared.data(from: URL(string: "http://api.example.invalid/env")!)
+        throw ScenarioFailure("VCR_ALLOW_NETWORK=0: the shared session's request was sent")
+    } catch let error as VCRError {
+        try check(error.code == .networkWithoutCassette && error.message.contains("VCR_ALLOW_NETWORK=0"), "\(error)")
+    }
+    for session in [URLSession.shared, side] {
+        let (_, response) = try await session.data(from: own.url)
+        try check((response as? HTTPURLResponse)?.statusCode == 200, "loopback, network off: \(response)")
+    }
+    VCR.setup { $0.allowsLoopbackWithoutCassette = false }
+    do {
+        _ = try await URLSession.shared.data(from: own.url)
+        throw ScenarioFailure("loopback off: the shared session's request was sent")
+    } catch let error as VCRError {
+        try check(error.code == .networkWithoutCassette, "\(error)")
+    }
+    let (data, response) = try await side.data(from: own.url)
+    try check((response as? HTTPURLResponse)?.statusCode == 403
+        && String(decoding: data, as: UTF8.self).contains("no cassette is in force"), "loopback off, side session")
+    return "refused without a cassette, loopback allowed, then refused too"
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     let result: String
@@ -293,6 +333,7 @@ do {
     case ("mismatch-in-group", 2): result = try await mismatchInGroup(folder: arguments[1])
     case ("cancel-storm", 2): result = try await cancelStorm(folder: arguments[1])
     case ("side-sessions", 3): result = try await sideSessions(folder: arguments[1], id: arguments[2])
+    case ("network-off", 1): result = try await networkOff()
     default: throw ScenarioFailure("usage: see the top of Tests/VCRScenarios/main.swift")
     }
     print("ok: \(result)")

@@ -6,8 +6,12 @@ import TestSupport
 /// What a user's process does before the first `VCR` call, and races only a fresh process shows: each scenario of
 /// `Tests/VCRScenarios` runs in a process of its own, as a test binary of a user's would.
 @Suite struct FreshProcessTests {
-    static func scenario(_ arguments: String..., timeout: TimeInterval = 60) throws -> Subprocess.Result {
-        try Subprocess.run(try Subprocess.builtExecutable("vcr-scenarios"), arguments, timeout: timeout)
+    static func scenario(
+        _ arguments: String..., environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws -> Subprocess.Result {
+        try Subprocess.run(
+            try Subprocess.builtExecutable("vcr-scenarios"), arguments, environment: environment, timeout: timeout
+        )
     }
 
     @Test func aSharedSessionMadeBeforeHTTPVCRRefusesCassettesInsteadOfBypassingThem() throws {
@@ -39,6 +43,14 @@ import TestSupport
         let seen = try HTTPBin.requestsFromAnyProcess(since: before)
         #expect(seen.filter { $0.contains("side-\(id)") }.count == 5, "recorded, went around twice, loopback twice: \(seen)")
         #expect(seen.filter { $0.contains("never-\(id)") }.isEmpty, "refused requests reached httpbin: \(seen)")
+    }
+
+    /// `VCR_ALLOW_NETWORK=0` in the environment a user runs the tests with: no cassette, no network; loopback too
+    /// once `allowsLoopbackWithoutCassette` is off.
+    @Test func theNetworkOffByTheEnvironmentRefusesRequestsWithoutACassette() throws {
+        let result = try Self.scenario("network-off", environment: ["VCR_ALLOW_NETWORK": "0"])
+        let lines = result.output.split(separator: "\n")
+        #expect(result.status == 0 && lines.last?.hasPrefix("ok:") == true, "\(result)")
     }
 
     /// 100 requests in flight while recording, then while replaying, in a process where a session was made
