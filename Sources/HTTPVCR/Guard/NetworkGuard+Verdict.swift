@@ -7,8 +7,9 @@ extension NetworkGuard {
     /// - no cassette in force: passed on, unless ``VCRConfiguration/allowsNetworkWithoutCassette`` is off;
     /// - a host every cassette's host filter leaves to the network, or only passthrough cassettes: passed on;
     /// - loopback that no cassette holds recordings for (a server the test runs itself): passed on;
-    /// - else, where a cassette may not record: refused, the failure on the cassettes concerned;
-    /// - else (recording): passed on, and named as a failure on the recording cassettes, as it happens.
+    /// - else, where a cassette may not record: refused;
+    /// - else (recording): passed on, and named as it happens.
+    /// The failure goes to the cassettes the guard can tell own the request (``owners(of:among:knowing:)``).
     static func verdict(for request: ProxiedRequest) -> GuardVerdict {
         let origin = request.origin
         if request.isMarked || isRecording(origin) { return .forward }
@@ -32,7 +33,7 @@ extension NetworkGuard {
         if !refusing.isEmpty {
             return .refuse(report(request, refused: true, among: refusing, knowing: knowing))
         }
-        _ = report(request, refused: false, among: concerned, knowing: knowing)
+        _ = report(request, refused: false, among: concerned.filter { !$0.isWriteProtected }, knowing: knowing)
         return .forward
     }
 
