@@ -75,14 +75,18 @@ final class GuardProxy: Sendable {
     let port: UInt16
     private let listener: Int32
     private let judge: Judge
+    /// How servers are reached: straight, or through the proxy the user had set.
+    private let routes: ProxyRoutes
     /// Bumped when cassettes change: a tunnel opened before is judged again when its client next sends, so that a
     /// session cannot keep using, under a cassette, a tunnel it opened before it.
     private let generation = Locked(0)
 
     init(
+        routes: ProxyRoutes = .none,
         judge: @escaping Judge
     ) throws(LoopbackServer.StartError) {
         self.judge = judge
+        self.routes = routes
         (listener, port) = try LoopbackServer.listen(on: 0)
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "HTTPVCR network guard"
@@ -132,19 +136,28 @@ final class GuardProxy: Sendable {
                     + "other servers only (an absolute http:// target), not \(head.target)")
             }
             if case let .refuse(message) = judge(request) { return refuse(client.fd, message) }
-            if upstream?.origin != request.origin {
+            let via = routes.proxy(for: request.origin, tunnel: false)
+            // A connection to the server of its own for each request: the answer to the one before is whole by now
+            // (the loader waits for it), and a kept-alive one the server may be closing as the request goes out
+            // would lose it.
+            do {
                 upstream?.end()
                 upstream = nil
-                switch ProxySocket.connect(host: request.origin.host, port: request.origin.port) {
+                let next = via?.origin ?? request.origin
+                switch ProxySocket.connect(host: next.host, port: next.port) {
                 case let .failure(failure):
                     // Told to HTTPVCR's recorder; any other session sees the connection end.
-                    return NetworkGuard.noteUpstreamFailure(failure, for: request.origin)
+                    if via == nil { NetworkGuard.noteUpstreamFailure(failure, for: request.origin) }
+                    return
                 case let .success(server):
                     upstream = Upstream(origin: request.origin, server: server, client: clientFD)
                 }
             }
+            // A user's proxy takes the absolute target, as libcurl would have sent it there.
+            let sent = via.map { head.forwarded(target: head.target, proxyAuthorization: $0.authorization) }
+                ?? head.forwarded(target: originForm)
             guard let server = upstream?.server,
-                  ProxySocket.send(head.forwarded(target: originForm)[...], to: server),
+                  ProxySocket.send(sent[...], to: server),
                   relayBody(of: head, from: &client, to: server)
             else { return }
         }
@@ -177,16 +190,20 @@ final class GuardProxy: Sendable {
         }
         let verdict = judge(request)
         if case let .refuse(message) = verdict { return refuse(client.fd, message) }
+        let via = routes.proxy(for: request.origin, tunnel: true)
+        let next = via?.origin ?? request.origin
         let server: Int32
-        switch ProxySocket.connect(host: request.origin.host, port: request.origin.port) {
+        switch ProxySocket.connect(host: next.host, port: next.port) {
         case let .failure(failure):
-            NetworkGuard.noteUpstreamFailure(failure, for: request.origin)
-            return refuse(client.fd, status: "502 Bad Gateway", "HTTPVCR's network guard could not reach "
-                + "\(request.origin)")
+            if via == nil { NetworkGuard.noteUpstreamFailure(failure, for: request.origin) }
+            return refuse(client.fd, status: "502 Bad Gateway", "HTTPVCR's network guard could not reach \(next)")
         case let .success(socket):
             server = socket
         }
         defer { close(server) }
+        if let via, let refusal = openTunnel(to: request.origin, through: via, on: server, client: client.fd) {
+            return refuse(client.fd, status: "502 Bad Gateway", refusal)
+        }
         guard ProxySocket.send(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)[...], to: client.fd),
               client.flush(to: server)
         else { return }
@@ -210,6 +227,21 @@ final class GuardProxy: Sendable {
         shutdown(server, Int32(SHUT_RDWR))
         shutdown(clientFD, Int32(SHUT_RDWR))
         back.wait()
+    }
+
+    /// Asks the user's proxy for a tunnel to `origin` on `server`; the reason, when it says no.
+    private func openTunnel(to origin: NetworkOrigin, through proxy: UserProxy, on server: Int32, client: Int32) -> String? {
+        let authorization = proxy.authorization.map { "Proxy-Authorization: \($0)\r\n" } ?? ""
+        let connect = "CONNECT \(origin) HTTP/1.1\r\nHost: \(origin)\r\n\(authorization)\r\n"
+        var answers = ProxySocket(server, idleTimeout: 30)
+        guard ProxySocket.send(Array(connect.utf8)[...], to: server), let head = answers.readHead() else {
+            return "the proxy \(proxy.origin) did not answer CONNECT \(origin)"
+        }
+        let statusLine = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")[0]
+        guard statusLine.split(separator: " ").dropFirst().first?.hasPrefix("2") == true else {
+            return "the proxy \(proxy.origin) answered CONNECT \(origin) with \(statusLine)"
+        }
+        return answers.flush(to: client) ? nil : "the client went away"
     }
 
     private func refuse(_ client: Int32, status: String = "403 Refused by HTTPVCR", _ message: String) {
@@ -310,9 +342,11 @@ struct ProxyHead {
         return ProxiedRequest(method: method, url: "https://\(origin.authority(defaultPort: 443))", origin: origin)
     }
 
-    /// The head sent on to the server: origin-form target, without the fields meant for the proxy.
-    func forwarded(target originForm: String) -> [UInt8] {
-        var text = "\(method) \(originForm) \(version)\r\n"
+    /// The head sent on: `target` (origin-form for the server, absolute for a user's proxy), without the fields meant
+    /// for HTTPVCR's proxy, with `proxyAuthorization` for the user's.
+    func forwarded(target: String, proxyAuthorization: String? = nil) -> [UInt8] {
+        var text = "\(method) \(target) \(version)\r\n"
+        if let proxyAuthorization { text += "Proxy-Authorization: \(proxyAuthorization)\r\n" }
         for (name, value) in fields
         where !name.lowercased().hasPrefix("proxy-") && name.caseInsensitiveCompare(NetworkGuard.markField) != .orderedSame {
             text += "\(name): \(value)\r\n"

@@ -9,7 +9,7 @@ extension NetworkGuard {
     /// - loopback that no cassette holds recordings for (a server the test runs itself): passed on;
     /// - else, where a cassette may not record: refused;
     /// - else (recording): passed on, and named as it happens.
-    /// The failure goes to the cassettes the guard can tell own the request (``owners(of:among:knowing:)``).
+    /// The failure goes to the cassettes the guard can tell own the request (``owners(of:among:)``).
     static func verdict(for request: ProxiedRequest) -> GuardVerdict {
         let origin = request.origin
         if request.isMarked || isRecording(origin) { return .forward }
@@ -31,35 +31,33 @@ extension NetworkGuard {
         let protected = concerned.filter(\.isWriteProtected)
         let refusing = origin.isLoopback ? knowing.filter(\.isWriteProtected) : protected
         if !refusing.isEmpty {
-            return .refuse(report(request, refused: true, among: refusing, knowing: knowing))
+            return .refuse(report(request, refused: true, among: concerned, shown: refusing[0]))
         }
-        _ = report(request, refused: false, among: concerned.filter { !$0.isWriteProtected }, knowing: knowing)
+        _ = report(request, refused: false, among: concerned, shown: concerned.first { !$0.isWriteProtected } ?? concerned[0])
         return .forward
     }
 
-    /// The cassettes whose tests sent it, as far as the guard can tell: those holding a recording of the very URL
-    /// (an https request's is hidden), else the one candidate holding its origin, else the only candidate. None where
-    /// tests in parallel leave it open: a failure on a test that did not send it would be a false one.
-    private static func owners(of request: ProxiedRequest, among candidates: [Cassette], knowing: [Cassette]) -> [Cassette] {
+    /// The cassettes whose tests sent it, as far as the guard can tell, among every cassette in force it concerns:
+    /// those holding a recording of the very URL (an https request's is hidden), else the only one. None where tests
+    /// in parallel leave it open: a failure on a test that did not send it would be a false one.
+    private static func owners(of request: ProxiedRequest, among candidates: [Cassette]) -> [Cassette] {
         if !request.isTunnel, let url = URL(string: request.url) {
             let exact = candidates.filter { $0.holdsRecording(of: url) }
             if !exact.isEmpty { return exact }
         }
-        let known = candidates.filter { cassette in knowing.contains { $0 === cassette } }
-        let pool = known.isEmpty ? candidates : known
-        return pool.count == 1 ? pool : []
+        return candidates.count == 1 ? candidates : []
     }
 
     /// Keeps the failure on each owner's cassette, for its test (counted as a request that reached it, so the test is
     /// not told as well that none did), and says it on stderr as it happens where it names no owner or goes on to
     /// the server; returns the message, the refusal's body.
-    private static func report(_ request: ProxiedRequest, refused: Bool, among candidates: [Cassette], knowing: [Cassette]) -> String {
-        let owners = owners(of: request, among: candidates, knowing: knowing)
+    private static func report(_ request: ProxiedRequest, refused: Bool, among candidates: [Cassette], shown: Cassette) -> String {
+        let owners = owners(of: request, among: candidates)
         for cassette in owners {
             if refused { cassette.playback.noteRefusedUnmatched() } else { cassette.playback.notePassedBy() }
             VCR.recordFailure(.wentAround(request.described, cassette: cassette, refused: refused), on: cassette)
         }
-        let shown = owners.first ?? candidates[0]
+        let shown = owners.first ?? shown
         var message = VCRError.wentAround(request.described, cassette: shown, refused: refused).message
         if owners.isEmpty {
             message += " (Tests with cassettes run in parallel, and the guard cannot tell whose session sent it.)"

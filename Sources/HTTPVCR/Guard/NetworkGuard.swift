@@ -13,9 +13,9 @@ import FoundationNetworking
 /// too: its origins are registered while it talks to them (``recording(_:)``), and passed on.
 enum NetworkGuard {
     /// The environment variables the guard sets or clears; what they held before is ``originalEnvironment``.
-    static let proxyVariables = ["http_proxy", "https_proxy", "no_proxy", "NO_PROXY"]
-    /// Variables that name a proxy the user set: the guard steps aside for them.
-    private static let userProxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    static let proxyVariables = [
+        "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+    ]
     /// Turns the guard off for a run: `VCR_NETWORK_GUARD=0`. The guard also sets it to its proxy's URL, so that a
     /// process the tests launch, which inherits the variables, knows them for another process's guard, not the user's.
     static let switchVariable = "VCR_NETWORK_GUARD"
@@ -43,24 +43,29 @@ enum NetworkGuard {
         if let value = environment[switchVariable], ["0", "false", "no", "off"].contains(value.lowercased()) {
             return nil
         }
+        // A proxy the user set is where the guard sends what it lets through, as libcurl would have; one that is
+        // another process's guard (inherited by a launched process) is not the user's.
         let inherited = environment[switchVariable]
-        if let set = userProxyVariables.first(where: { !(environment[$0] ?? "").isEmpty && environment[$0] != inherited }) {
+        let routes: ProxyRoutes
+        do throws(ProxyRoutes.UnsupportedProxy) {
+            routes = try ProxyRoutes(environment: environment.filter { $0.value != inherited })
+        } catch {
             FileHandle.standardError.write(Data((
-                "HTTPVCR: \(set) is set, so requests from sessions HTTPVCR is not installed in go to that proxy "
-                    + "unseen: a protected cassette cannot refuse them. Unset it for the tests to have them guarded.\n"
+                "HTTPVCR: \(error.variable)=\(error.value) names a proxy the network guard cannot pass requests on to "
+                    + "(only http:// proxies), so requests from sessions HTTPVCR is not installed in go there unseen: "
+                    + "a protected cassette cannot refuse them.\n"
             ).utf8))
             return nil
         }
         do {
-            let proxy = try GuardProxy(judge: verdict(for:))
+            let proxy = try GuardProxy(routes: routes, judge: verdict(for:))
             _ = originalEnvironment
             // Set once, before any request of HTTPVCR's: libcurl reads these at each transfer. Never changed after:
             // a request HTTPVCR let go when canInit ran must meet the same route when libcurl sends it.
             setenv(switchVariable, proxy.url, 1)
             setenv("http_proxy", proxy.url, 1)
             setenv("https_proxy", proxy.url, 1)
-            unsetenv("no_proxy")
-            unsetenv("NO_PROXY")
+            for shadowed in ["HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] { unsetenv(shadowed) }
             return proxy
         } catch {
             FileHandle.standardError.write(Data((

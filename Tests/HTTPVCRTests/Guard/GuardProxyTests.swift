@@ -112,6 +112,52 @@ import HTTPBinTestSupport
         #expect((error as? URLError)?.code == .cannotConnectToHost)
     }
 
+    /// A proxy the user had set (a company's, on CI) is where the guard sends what it lets through, tunnels too.
+    @Test func whatPassesGoesThroughTheUsersProxy() throws {
+        let seenByUsersProxy = Locked<[String]>([])
+        let usersProxy = try GuardProxy { request in
+            seenByUsersProxy.withLock { $0.append("\(request.method) \(request.url)") }
+            return .forward
+        }
+        let via = UserProxy(origin: NetworkOrigin(host: "127.0.0.1", port: Int(usersProxy.port)))
+        let proxy = try GuardProxy(routes: ProxyRoutes(plain: via, secure: via, direct: ["straight.invalid"])) { _ in
+            .forward
+        }
+        let base = try HTTPBin.baseURL()
+        let host = "\(base.host!):\(base.port!)"
+        var client = try Client(proxy)
+        client.send("GET \(base.absoluteString)/get?via=users-proxy HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(try client.response().status == "HTTP/1.1 200 OK")
+        // A tunnel through both: httpbin speaks plain HTTP inside it.
+        var tunnel = try Client(proxy)
+        tunnel.send("CONNECT \(host) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(try tunnel.response().status == "HTTP/1.1 200 Connection established")
+        tunnel.send("GET /get?via=tunnel HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        let inside = try tunnel.response()
+        #expect(inside.status == "HTTP/1.1 200 OK" && inside.body.contains("via=tunnel"))
+        #expect(seenByUsersProxy.withLock { $0 } == [
+            "GET \(base.absoluteString)/get?via=users-proxy", "CONNECT https://\(host)",
+        ])
+    }
+
+    @Test func theUsersProxyIsReadAsLibcurlReadsIt() throws {
+        let routes = try ProxyRoutes(environment: [
+            "all_proxy": "http://user:p%40ss@proxy.corp:3128", "no_proxy": "localhost, .internal.corp",
+            "HTTP_PROXY": "http://ignored:1",  // libcurl never reads the uppercase one for http
+        ])
+        let corp = UserProxy(origin: NetworkOrigin(host: "proxy.corp", port: 3128),
+                             authorization: "Basic " + Data("user:p@ss".utf8).base64EncodedString())
+        #expect(routes.proxy(for: NetworkOrigin(host: "api.example.com", port: 443), tunnel: true) == corp)
+        #expect(routes.proxy(for: NetworkOrigin(host: "api.example.com", port: 80), tunnel: false) == corp)
+        #expect(routes.proxy(for: NetworkOrigin(host: "db.internal.corp", port: 80), tunnel: false) == nil)
+        #expect(routes.proxy(for: NetworkOrigin(host: "localhost", port: 8080), tunnel: false) == nil)
+        #expect(try ProxyRoutes(environment: ["https_proxy": "proxy:8080"]).secure?.origin
+            == NetworkOrigin(host: "proxy", port: 8080))
+        #expect(throws: ProxyRoutes.UnsupportedProxy.self) {
+            try ProxyRoutes(environment: ["https_proxy": "socks5://proxy:1080"])
+        }
+    }
+
     @Test func headsNameTheirOrigin() throws {
         let plain = try #require(ProxyHead(Array("GET http://User@Example.com:8080/a?b=c#f HTTP/1.1\r\n\r\n".utf8)[...]))
         let (request, originForm) = try #require(plain.absoluteTarget)
