@@ -140,18 +140,16 @@ final class GuardProxy: Sendable {
             // A connection to the server of its own for each request: the answer to the one before is whole by now
             // (the loader waits for it), and a kept-alive one the server may be closing as the request goes out
             // would lose it.
-            do {
-                upstream?.end()
-                upstream = nil
-                let next = via?.origin ?? request.origin
-                switch ProxySocket.connect(host: next.host, port: next.port) {
-                case let .failure(failure):
-                    // Told to HTTPVCR's recorder; any other session sees the connection end.
-                    if via == nil { NetworkGuard.noteUpstreamFailure(failure, for: request.origin) }
-                    return
-                case let .success(server):
-                    upstream = Upstream(origin: request.origin, server: server, client: clientFD)
-                }
+            upstream?.end()
+            upstream = nil
+            let next = via?.origin ?? request.origin
+            switch ProxySocket.connect(host: next.host, port: next.port) {
+            case let .failure(failure):
+                // Told to HTTPVCR's recorder; any other session sees the connection end.
+                if via == nil { NetworkGuard.noteUpstreamFailure(failure, for: request.origin) }
+                return
+            case let .success(server):
+                upstream = Upstream(server: server, client: clientFD)
             }
             // A user's proxy takes the absolute target, as libcurl would have sent it there.
             let sent = via.map { head.forwarded(target: head.target, proxyAuthorization: $0.authorization) }
@@ -252,17 +250,15 @@ final class GuardProxy: Sendable {
     }
 }
 
-/// The server a proxied connection's requests go to now, and the thread that passes its answers back.
+/// The server connection of a proxied connection's current request, and the thread that passes its answers back.
 private final class Upstream: @unchecked Sendable {
-    let origin: NetworkOrigin
     let server: Int32
     private let client: Int32
     private let done = DispatchSemaphore(value: 0)
-    /// Set before the guard ends the connection to switch servers: the client's connection stays open then.
+    /// Set before the guard ends the connection for the next request: the client's connection stays open then.
     private let switching = Locked(false)
 
-    init(origin: NetworkOrigin, server: Int32, client: Int32) {
-        self.origin = origin
+    init(server: Int32, client: Int32) {
         self.server = server
         self.client = client
         let thread = Thread { [self] in
