@@ -7,7 +7,7 @@ import Foundation
 /// open ones before it spawns, so a pipe another test opens meanwhile can leak into that child, and a reader waiting
 /// for the pipe's end waits as long as that unrelated child lives (two of these tests, each launching a child and an
 /// httpbin, once waited on each other for good). A file needs no end: it is read once the process exited.
-public struct LaunchedProcess: Sendable {
+public struct TestProcess: Sendable {
     public struct Result: Sendable, CustomStringConvertible {
         public var status: Int32
         public var stdout: String
