@@ -17,11 +17,11 @@ import TestSupport
     }
 
     /// `bridge-child one BASE MARKER` launched with a bridge started in the current scope.
-    static func child(_ marker: String) async throws -> LaunchedProcess.Result {
+    static func child(_ marker: String) async throws -> TestSupport.LaunchedProcess.Result {
         let bridge = try VCRBridge.start()
         defer { bridge.stop() }
         let base = DogfoodServer.url("/").absoluteString.dropLast()
-        return try await LaunchedProcess.run(
+        return try await TestSupport.LaunchedProcess.run(
             try Subprocess.builtExecutable("bridge-child"), ["one", String(base), marker], environment: bridge.environment
         )
     }
@@ -39,7 +39,7 @@ import TestSupport
         let folder = TemporaryFolder()
         _ = try await withVCRCassette(Self.scope("lacking", in: folder, .once)) { try await Self.child("known") }
         let issues = Locked<[String]>([])
-        let child = Locked<LaunchedProcess.Result?>(nil)
+        let child = Locked<TestSupport.LaunchedProcess.Result?>(nil)
         try await withKnownIssue {
             let result = try await withVCRCassette(Self.scope("lacking", in: folder, .never)) {
                 try await Self.child("unknown")
