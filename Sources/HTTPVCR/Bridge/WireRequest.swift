@@ -23,7 +23,7 @@ package struct WireRequest: Sendable, Equatable {
 
     /// The first value of the field `name`, compared without case.
     package func field(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Whether the client asked to close after this exchange (HTTP/1.0 closes unless it asks to keep alive).

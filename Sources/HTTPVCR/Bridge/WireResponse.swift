@@ -26,20 +26,24 @@ package struct WireResponse: Sendable, Equatable {
         "content-length",
     ]
 
-    /// The bytes on the wire. `includesBody` is false for HEAD (the length is still the body's).
+    /// The bytes on the wire. `includesBody` is false for HEAD (the length is still the body's). Written as bytes:
+    /// building the head as a String cost as much as answering the request from the cassette.
     package func serialized(closing: Bool, includesBody: Bool = true) -> Data {
-        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + (includesBody ? body.count : 0))
+        bytes.append(contentsOf: "HTTP/1.1 \(status) \(Self.reason(status))\r\n".utf8)
         for field in fields where !Self.hopByHopFields.contains(field.name.lowercased()) {
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
             // A CR or LF inside a value would split the response: they become spaces.
-            let value = field.value.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-            head += "\(field.name): \(value)\r\n"
+            for byte in field.value.utf8 { bytes.append(byte == 13 || byte == 10 ? 32 : byte) }
+            bytes.append(contentsOf: "\r\n".utf8)
         }
-        head += "Content-Length: \(body.count)\r\n"
-        if closing { head += "Connection: close\r\n" }
-        head += "\r\n"
-        var data = Data(head.utf8)
-        if includesBody { data.append(body) }
-        return data
+        bytes.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+        if closing { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
+        bytes.append(contentsOf: "\r\n".utf8)
+        if includesBody { bytes.append(contentsOf: body) }
+        return Data(bytes)
     }
 
     static func reason(_ status: Int) -> String {
