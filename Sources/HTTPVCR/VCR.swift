@@ -180,6 +180,7 @@ public enum VCR {
         state.withLock { $0.bound.append(cassette) }
         NetworkGuard.cassettesChanged()
         defer {
+            cassette.runEjectionHandlers()
             state.withLock { state in
                 if let index = state.bound.firstIndex(where: { $0 === cassette }) { state.bound.remove(at: index) }
             }
@@ -252,6 +253,7 @@ public enum VCR {
     /// - Throws: ``VCRError`` when saving fails. The cassette is ejected all the same, and the file that was
     ///   on disk is left as it was.
     public static func ejectCassette() throws(VCRError) {
+        state.withLock { $0.cassette }?.runEjectionHandlers()
         let (cassette, waiters) = state.withLock { state in
             let ejected = (state.cassette, state.ejectionWaiters.values)
             // What went wrong on it stays in `failures`, where what still comes goes too (recordFailure).

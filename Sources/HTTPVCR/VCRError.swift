@@ -83,6 +83,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case wentAroundCassette = 16
         /// A request made while no cassette is in force, with ``VCRConfiguration/allowsNetworkWithoutCassette`` off.
         case networkWithoutCassette = 17
+        /// Recorded requests of a process a ``VCRBridge`` serves never came while the bridge ran: the server under
+        /// test did not make the calls the cassette holds.
+        case requestsNeverCame = 18
     }
 
     public var description: String { message }

@@ -5,6 +5,11 @@
 //   bridge-child one BASE MARKER        one GET of BASE/anything/one?marker=MARKER: what it got, or its error
 //   bridge-child big BASE               a 90,000-byte GET and a 200,000-byte POST echoed: prints the sizes
 //   bridge-child connect                prints whether VCR.connectToBridge() connected
+//   bridge-child serve BASE             a server under test: listens on a free loopback port, prints
+//                                       "listening PORT", and answers GET /summary?marker=M with what its upstream
+//                                       (BASE/anything/summary?marker=M, through URLSession.shared) said, and
+//                                       GET /cookies with how many Set-Cookie fields BASE/cookies-pair sent
+//                                       (through the door, which keeps them apart); until SIGTERM
 //
 // Exits 0 once it printed everything, 1 on a usage error or a failed connection.
 import Foundation
@@ -119,6 +124,61 @@ func big(base: String) async {
     } catch { describe("big-post", error) }
 }
 
+/// The upstream's answer to `url`, waited for on the server's connection thread.
+func fetch(_ url: URL, keepingFields: Bool) -> (status: Int, body: String, cookies: Int) {
+    let result = Locked<(Int, String, Int)>((-1, "no answer", 0))
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        defer { done.signal() }
+        do {
+            if keepingFields {
+                let (data, response) = try await VCR.dataKeepingFields(for: URLRequest(url: url)) { _ in
+                    throw URLError(.unsupportedURL)  // never called over the bridge
+                }
+                let cookies = response.headers.filter { $0.name.lowercased() == "set-cookie" }.count
+                result.withLock { $0 = (response.statusCode, String(decoding: data, as: UTF8.self), cookies) }
+            } else {
+                let (data, response) = try await URLSession.shared.data(from: url)
+                let status = (response as? HTTPURLResponse)?.statusCode ?? -1
+                result.withLock { $0 = (status, String(decoding: data, as: UTF8.self), 0) }
+            }
+        } catch {
+            let error = error as NSError
+            result.withLock { $0 = (-1, "error \(error.domain) \(error.code)", 0) }
+        }
+    }
+    done.wait()
+    return result.withLock { $0 }
+}
+
+/// A server under test: its answers depend on its upstream's.
+func serve(base: String) -> Never {
+    do {
+        let server = try LoopbackServer { request in
+            let parts = URLComponents(string: request.target)
+            let marker = parts?.queryItems?.first { $0.name == "marker" }?.value ?? "-"
+            switch parts?.path {
+            case "/summary":
+                let upstream = fetch(URL(string: base + "/anything/summary?marker=\(marker)")!, keepingFields: false)
+                let args = (try? JSONSerialization.jsonObject(with: Data(upstream.body.utf8)) as? [String: Any])?["args"]
+                let echoed = (args as? [String: Any])?["marker"] as? String ?? upstream.body
+                return .text(200, "summary: upstream \(upstream.status), marker \(echoed)")
+            case "/cookies":
+                let upstream = fetch(URL(string: base + "/cookies-pair")!, keepingFields: true)
+                return .text(200, "cookies: upstream \(upstream.status), \(upstream.cookies) Set-Cookie")
+            default:
+                return .text(404, "no such page")
+            }
+        }
+        say("listening \(server.port)")
+        fflush(nil)
+        while true { pause() }
+    } catch {
+        FileHandle.standardError.write(Data("bridge-child: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let connected = VCR.connectToBridge()
 switch arguments.first {
@@ -128,6 +188,8 @@ case "requests" where arguments.count == 3 && connected:
     await requests(base: arguments[1], marker: arguments[2])
 case "big" where arguments.count == 2 && connected:
     await big(base: arguments[1])
+case "serve" where arguments.count == 2 && connected:
+    serve(base: arguments[1])
 case "one" where arguments.count == 3 && connected:
     await one(base: arguments[1], marker: arguments[2])
 default:

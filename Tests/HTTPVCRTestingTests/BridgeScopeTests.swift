@@ -17,11 +17,11 @@ import TestSupport
     }
 
     /// `bridge-child one BASE MARKER` launched with a bridge started in the current scope.
-    static func child(_ marker: String) async throws -> TestSupport.LaunchedProcess.Result {
+    static func child(_ marker: String) async throws -> TestProcess.Result {
         let bridge = try VCRBridge.start()
         defer { bridge.stop() }
         let base = DogfoodServer.url("/").absoluteString.dropLast()
-        return try await TestSupport.LaunchedProcess.run(
+        return try await TestProcess.run(
             try Subprocess.builtExecutable("bridge-child"), ["one", String(base), marker], environment: bridge.environment
         )
     }
@@ -39,7 +39,7 @@ import TestSupport
         let folder = TemporaryFolder()
         _ = try await withVCRCassette(Self.scope("lacking", in: folder, .once)) { try await Self.child("known") }
         let issues = Locked<[String]>([])
-        let child = Locked<TestSupport.LaunchedProcess.Result?>(nil)
+        let child = Locked<TestProcess.Result?>(nil)
         try await withKnownIssue {
             let result = try await withVCRCassette(Self.scope("lacking", in: folder, .never)) {
                 try await Self.child("unknown")
@@ -52,9 +52,12 @@ import TestSupport
         let result = child.withLock { $0 }
         #expect(result?.lines == ["one: error HTTPVCR.VCRError 4"], "\(String(describing: result))")
         let reported = issues.withLock { $0 }
-        #expect(reported.count == 1, "\(reported)")
+        // The request it lacks, and the one it holds that the child never made: both on the test.
+        #expect(reported.count == 2, "\(reported)")
         #expect(reported.first?.contains("No recorded request matches GET \(DogfoodServer.url("/anything/one?marker=unknown"))") == true,
                 "\(reported)")
-        #expect(reported.first?.contains("test: Bridge/lacking") == true, "\(reported)")
+        #expect(reported.last?.contains("never came while the VCRBridge ran") == true, "\(reported)")
+        #expect(reported.last?.contains("marker=known") == true, "\(reported)")
+        #expect(reported.allSatisfy { $0.contains("test: Bridge/lacking") }, "\(reported)")
     }
 }

@@ -48,11 +48,23 @@ final class BridgeConnection: Sendable {
             configuration.checksSecretsOnSave = false
         }
         let connection = BridgeConnection(base: base, token: token, cassette: cassette)
-        return connected.withLock { connected in
-            if let earlier = connected { return earlier }
+        let (kept, isNew) = connected.withLock { connected in
+            if let earlier = connected { return (earlier, false) }
             connected = connection
-            return connection
+            return (connection, true)
         }
+        if isNew { kept.sayWhoThisIs() }
+        return kept
+    }
+
+    /// Tells the bridge this process's pid, waiting (briefly) for it to hear: the test may call this process's
+    /// server as soon as it listens, and that call must go to the server, not the cassette (``ServersUnderTest``).
+    private func sayWhoThisIs() {
+        let hello = "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(client.port)\r\n\(BridgeWire.tokenField): \(token)\r\n"
+            + "\(BridgeWire.processField): \(getpid())\r\nContent-Length: 0\r\n\r\n"
+        let heard = DispatchSemaphore(value: 0)
+        client.exchange(Data(hello.utf8), isHead: false, timeout: 5) { _ in heard.signal() }
+        _ = heard.wait(timeout: .now() + 5)
     }
 
     /// Whether `cassette` is a bridge's: what goes through it is forwarded, never taped.

@@ -20,6 +20,9 @@ enum BridgeWire {
     static let originField = "X-VCR-Bridge-Origin"
     static let urlField = "X-VCR-Bridge-URL"
     static let errorField = "X-VCR-Error"
+    /// A launched process's pid, said once when it connects: the bridge then knows the server the test runs, and
+    /// what the test sends to the ports it listens on goes to it, untaped (``ServersUnderTest``).
+    static let processField = "X-VCR-Bridge-Process"
     static let errorDomainField = "X-VCR-Error-Domain"
     static let errorCodeField = "X-VCR-Error-Code"
     /// The error's message, percent-encoded: a loader hands the response over before its body.
@@ -27,7 +30,7 @@ enum BridgeWire {
 
     /// Fields only the bridge uses: never passed on to the cassette, the server or the app.
     static let ownFields: Set<String> = [
-        tokenField, originField, urlField, errorDomainField, errorCodeField, errorMessageField,
+        tokenField, originField, urlField, processField, errorDomainField, errorCodeField, errorMessageField,
     ]
         .reduce(into: []) { $0.insert($1.lowercased()) }
 

@@ -57,9 +57,10 @@ package final class LoopbackServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// Stops accepting, lets each connection finish the request it is answering, and returns when all are closed.
-    /// It blocks until the connections' threads are done.
-    package func stop() {
+    /// Stops accepting, lets each connection finish the request it is answering, and returns when all are closed, or
+    /// after `grace` seconds: connections still busy then are shut down (their clients see the connection end) and
+    /// their threads left to end on their own.
+    package func stop(waitingAtMost grace: TimeInterval? = nil) {
         let open = state.withLock { state -> Set<Int32>? in
             guard !state.stopped else { return nil }
             state.stopped = true
@@ -69,7 +70,16 @@ package final class LoopbackServer: Sendable {
         // shutdown wakes the blocked accept; the read side of each connection ends its wait for a next request.
         shutdown(listener, Int32(SHUT_RDWR))
         for socket in open { shutdown(socket, Int32(SHUT_RD)) }
-        connections.wait()
+        if let grace {
+            if connections.wait(timeout: .now() + grace) == .timedOut {
+                // Still open means still owned by its thread, which closes it: shut down, never closed here.
+                state.withLock { state in
+                    for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
+                }
+            }
+        } else {
+            connections.wait()
+        }
         close(listener)
     }
 

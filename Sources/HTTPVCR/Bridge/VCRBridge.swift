@@ -3,32 +3,38 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Carries the requests of a process your test launches (an app under XCUITest, a server binary) to the test's
-/// cassette, over loopback HTTP.
+/// Carries the requests of a process your test launches (a server binary, an app under XCUITest) to the test's
+/// cassette, over loopback HTTP, and lets the test exercise that process for real.
 ///
-/// Start it in the test, hand its ``environment`` to the process, and have that process call
-/// ``VCR/connectToBridge()`` early. Every request the process makes through `URLSession.shared`, a session set up
-/// with ``VCR/install(in:)`` or ``VCR/data(for:sending:)`` then reaches the cassette in force for the task that
-/// started the bridge: the test's own under the `.cassette` trait or `VCRCassetteScope`, else the one inserted for
-/// the process. It goes through that cassette's filters, matchers, record mode and playback order as a request made
-/// in the test would, and its failures (an unmatched request) are reported on that test. Recording happens here,
-/// in the test process, which sends the real request.
+/// Start it in the test and launch the process with ``launch(_:arguments:environment:)`` (or hand its
+/// ``environment`` to a process you launch). A process that calls ``VCR/connectToBridge()`` early sends every
+/// request it makes through `URLSession.shared`, a session set up with ``VCR/install(in:)`` or
+/// ``VCR/data(for:sending:)`` here; a server that does not link HTTPVCR is configured with
+/// ``url(standingInFor:)`` in place of its upstream. Either way its upstream calls reach the cassette in force for
+/// the task that started the bridge (the test's own under the `.cassette` trait or `VCRCassetteScope`, else the one
+/// inserted for the process) and go through its filters, matchers, record mode and playback order as a request made
+/// in the test would; failures are reported on that test. Recording happens here, in the test process.
+///
+/// What the test sends to the process it launched is not taped: it goes to that process in every record mode.
 ///
 /// ```swift
-/// @Test(.cassette) func serverAnswersFromItsUpstream() async throws {
+/// @Test(.cassette) func summaryComesFromTheUpstream() async throws {
 ///     let bridge = try VCRBridge.start()
 ///     defer { bridge.stop() }
-///     let server = Process()
-///     server.executableURL = serverExecutable
-///     server.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
-///     try server.run()
-///     …
+///     let server = try bridge.launch(serverExecutable, environment: [
+///         "UPSTREAM_URL": bridge.url(standingInFor: URL(string: "https://api.example.com")!).absoluteString,
+///     ])
+///     … wait for the server's port, call it, check what it answered …
 /// }
 /// ```
 ///
+/// The bridge never needs a thread of Swift's cooperative pool: each connection is served on a thread of its own,
+/// and the answer comes from the cassette or the upstream's session queue. A test may block the pool
+/// (`Process.waitUntilExit()`, a semaphore) while its process's requests are answered.
+///
 /// The bridge listens on 127.0.0.1 only, on a port the system picks, and answers only requests that carry its
 /// token, a random 256-bit value made at ``start()`` and passed in ``environment``: others get 403 and never reach
-/// the cassette. Each connection is served on a thread of its own, never on Swift's cooperative pool.
+/// the cassette. (A stand-in has no token to check: it listens on loopback only, and serves only its upstream.)
 ///
 /// > Note: Redirects are not followed here: a 3xx is recorded and answered as it is, and the launched process's own
 /// > session decides whether to follow it (asking its delegate), its next request crossing the bridge again. A
@@ -41,6 +47,19 @@ public final class VCRBridge: Sendable {
     public let url: URL
 
     private let server: LoopbackServer
+    private let target: BridgeTarget
+    private let door: WireDoor
+    private let state = Locked(State())
+
+    private struct State {
+        var isStopped = false
+        var launched: [LaunchedProcess] = []
+        /// Processes launched by others with this bridge's environment, known by the pid they said.
+        var connected: Set<Int32> = []
+        /// Loopback servers standing in for upstreams, by the upstream's origin.
+        var standIns: [String: LoopbackServer] = [:]
+        var exercised: [Int] = []
+    }
 
     /// Why ``VCRBridge/start()`` failed: no socket could be bound on 127.0.0.1.
     public struct StartError: Error, CustomStringConvertible {
@@ -48,8 +67,10 @@ public final class VCRBridge: Sendable {
         public var description: String
     }
 
-    private init(server: LoopbackServer, token: String) {
+    private init(server: LoopbackServer, token: String, target: BridgeTarget, door: WireDoor) {
         self.server = server
+        self.target = target
+        self.door = door
         url = server.url
         // The launched process gets the proxy settings the test process had before HTTPVCR's network guard: the
         // bridge is its way to the cassette.
@@ -61,124 +82,183 @@ public final class VCRBridge: Sendable {
     ///
     /// The cassette is looked up for each request: the one bound to the calling task (a `.cassette` test's own) if
     /// there is one, else the one inserted for the process when a request arrives (not one another test inserted).
-    /// With neither, requests go to the network as if HTTPVCR were not there.
+    /// With neither, requests go to the network as if HTTPVCR were not there. When that cassette is ejected (its test
+    /// ends, passes, fails or throws), the bridge stops and the processes it launched end.
     ///
     /// - Throws: ``StartError`` when no port can be bound.
     public static func start() throws -> VCRBridge {
         let token = BridgeWire.makeToken()
         let target = BridgeTarget(bound: VCR.boundCassette, test: VCR.currentTest?())
-        let exchange = BridgeExchange(token: token, target: target)
+        let door = WireDoor()
+        let connected = Locked<VCRBridge?>(nil)
+        let exchange = BridgeExchange(token: token, target: target, door: door) { pid in
+            connected.withLock { $0 }?.processConnected(pid)
+        }
+        let bridge: VCRBridge
         do {
-            let server = try LoopbackServer(handler: exchange.answerWaiting)
-            return VCRBridge(server: server, token: token)
+            let server = try LoopbackServer(handler: exchange.answer)
+            bridge = VCRBridge(server: server, token: token, target: target, door: door)
         } catch {
             throw StartError(description: error.description)
         }
+        connected.withLock { $0 = bridge }
+        target.cassette?.whenEjected { bridge.stop() }
+        return bridge
     }
 
-    /// Stops listening; the requests being answered finish first. Returns once every connection is closed.
-    public func stop() {
-        server.stop()
-    }
-}
+    // MARK: The server under test
 
-/// Where a bridge's requests go: the cassette bound to the task that started it, else the process's inserted
-/// cassette as a request of the test that started it would find it (``VCR/attribution(forTest:)``).
-struct BridgeTarget: Sendable {
-    var bound: Cassette?
-    var test: String?
-
-    var attribution: RequestAttribution {
-        if let bound { return .cassette(bound) }
-        return VCR.attribution(forTest: test)
-    }
-}
-
-/// One bridge's answers: the token checked, the request rebuilt as the app made it, sent through the cassette's door.
-struct BridgeExchange: Sendable {
-    let token: String
-    let target: BridgeTarget
-    /// Sends what is recorded; it never follows redirects (the app's session does).
-    let session = RedirectRefusal.session()
-
-    /// ``answer(_:)`` waited for on the connection's thread (never a pool thread, which other tests may need): the
-    /// answer itself runs in a task of its own, bound to the bridge's cassette.
-    func answerWaiting(_ wire: WireRequest) -> WireResponse {
-        guard BridgeWire.tokensMatch(wire.field(BridgeWire.tokenField), token) else {
-            return .text(403, "HTTPVCR bridge: the request does not carry this bridge's token", error: "forbidden")
+    /// Launches `executable` with this bridge's ``environment`` (over the test process's, under `environment`),
+    /// as the server or app under test.
+    ///
+    /// Its output goes to files (``LaunchedProcess/standardOutput``), never to a pipe `swift test` would wait on; it
+    /// leads a process group of its own, with SIGTERM and SIGINT at their defaults whatever the test runner set. It
+    /// ends at ``stop()``, when the test's cassette is ejected, and when the test process exits. What the test sends
+    /// to the loopback ports it (or a process it starts) listens on goes to it in every record mode, never to the
+    /// cassette: the server is exercised, and only its own upstream calls are taped.
+    ///
+    /// ```swift
+    /// let server = try bridge.launch(serverExecutable, arguments: ["--port", "0"])
+    /// ```
+    ///
+    /// - Throws: when the executable cannot be started, naming it.
+    public func launch(
+        _ executable: URL,
+        arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> LaunchedProcess {
+        let merged = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }.merging(environment) { $1 }
+        let process = try LaunchedProcess.launch(executable, arguments: arguments, environment: merged)
+        let stopped = state.withLock { state in
+            if !state.isStopped { state.launched.append(process) }
+            return state.isStopped
         }
-        guard let request = Self.urlRequest(for: wire) else {
-            return .text(400, "HTTPVCR bridge: no valid \(BridgeWire.originField) for '\(wire.target)'",
-                         error: "bad-origin")
+        if stopped {
+            process.terminate()
+            throw StartError(description: "the bridge is stopped: \(executable.path) was ended at once")
         }
-        let result = Locked<WireResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let cassette: Cassette?
-        switch target.attribution {
-        case .none: cassette = nil
-        case let .cassette(attributed): cassette = attributed
-        case let .unattributed(why): return BridgeWire.answer(for: VCRError.unattributed(request, why: why))
-        case let .withoutCassette(test):
-            return BridgeWire.answer(for: VCRError.networkWithoutCassette(Mismatch.describe(request), test: test))
-        }
-        Task {
-            let response = await answer(request, cassette: cassette)
-            result.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 } ?? .text(500, "HTTPVCR bridge: no answer")
+        ServersUnderTest.add(process: process.pid)
+        return process
     }
 
-    /// The cassette's answer (or the network's, with no cassette), as the wire carries it.
-    func answer(_ request: URLRequest, cassette: Cassette?) async -> WireResponse {
-        do {
-            let (body, response): (Data, RecordedResponse)
-            if let cassette {
-                (body, response) = try await VCR.$boundCassette.withValue(cassette) {
-                    try await VCR.dataKeepingFields(for: request) { live in try await forward(live) }
+    /// Sends what the test process sends to `server` (a loopback URL of a server the test runs some other way) to
+    /// it, in every record mode, never to the cassette, until the bridge stops. Servers the bridge launched, and
+    /// processes launched with its ``environment`` that call ``VCR/connectToBridge()``, need no such call.
+    public func exercise(_ server: URL) {
+        guard let origin = NetworkOrigin(server), origin.isLoopback else { return }
+        let added = state.withLock { state in
+            if !state.isStopped { state.exercised.append(origin.port) }
+            return !state.isStopped
+        }
+        if added { ServersUnderTest.add(port: origin.port) }
+    }
+
+    private func processConnected(_ pid: Int32) {
+        let added = state.withLock { state in
+            !state.isStopped && state.connected.insert(pid).inserted
+        }
+        if added { ServersUnderTest.add(process: pid) }
+    }
+
+    // MARK: A server that does not link HTTPVCR
+
+    /// A loopback URL to configure a server with in place of `upstream` (most read it from their environment):
+    /// what arrives there is sent to `upstream`'s scheme, host and port through the bridge's cassette, taped under
+    /// the upstream's own URL and replayed from it, as a request made in the test would be. The server needs no
+    /// HTTPVCR and no ``VCR/connectToBridge()``.
+    ///
+    /// The URL keeps `upstream`'s path (`https://api.example.com/v1` stands in as `http://127.0.0.1:PORT/v1`), and
+    /// the same upstream origin always gets the same stand-in while the bridge runs. Where no port can be bound
+    /// (never seen in practice), the URL names the discard port, the server's requests fail, and the reason is
+    /// reported on the test.
+    public func url(standingInFor upstream: URL) -> URL {
+        guard let origin = BridgeWire.origin(of: upstream), ["http", "https"].contains(upstream.scheme?.lowercased())
+        else { return upstream }
+        let existing = state.withLock { $0.standIns[origin] }
+        let standIn: LoopbackServer
+        if let existing {
+            standIn = existing
+        } else {
+            do {
+                let made = try LoopbackServer(handler: StandIn(origin: origin, target: target, door: door).answer)
+                let kept = state.withLock { state -> LoopbackServer? in
+                    guard !state.isStopped else { return nil }
+                    if let earlier = state.standIns[origin] { return earlier }
+                    state.standIns[origin] = made
+                    return made
                 }
-            } else {
-                (body, response) = try await forward(request)
+                if kept !== made { made.stop() }
+                standIn = kept ?? made
+            } catch {
+                let failure = VCRError(.cassetteState, "HTTPVCR could not stand in for \(origin): \(error.description)")
+                target.cassette.map { VCR.recordFailure(failure, on: $0) }
+                FileHandle.standardError.write(Data("\(failure.message)\n".utf8))
+                return URL(string: "http://127.0.0.1:9")!
             }
-            var fields = response.headers.map { WireField($0.name, $0.value) }
-            fields.append(WireField(BridgeWire.urlField, response.url.isEmpty ? request.url!.absoluteString : response.url))
-            return WireResponse(status: response.statusCode, fields: fields, body: body)
-        } catch {
-            return BridgeWire.answer(for: error)
         }
+        var parts = URLComponents(url: upstream, resolvingAgainstBaseURL: true)
+        parts?.scheme = "http"
+        parts?.host = "127.0.0.1"
+        parts?.port = Int(standIn.port)
+        parts?.user = nil
+        parts?.password = nil
+        return parts?.url ?? standIn.url
     }
 
-    /// The request the app made: its path and query on the origin it named, its fields but the bridge's own, the
-    /// hop-by-hop ones and Host (URLSession sets the origin's).
-    static func urlRequest(for wire: WireRequest) -> URLRequest? {
-        guard wire.target.hasPrefix("/"), let origin = wire.field(BridgeWire.originField),
-              let originURL = URL(string: origin), ["http", "https"].contains(originURL.scheme ?? ""),
-              originURL.host?.isEmpty == false, originURL.path.isEmpty,
-              let url = URL(string: origin + wire.target)
-        else { return nil }
-        var request = URLRequest(url: url)
-        request.httpMethod = wire.method
-        for field in wire.fields {
-            let name = field.name.lowercased()
-            if WireResponse.hopByHopFields.contains(name) || name == "host" || BridgeWire.ownFields.contains(name) {
-                continue
-            }
-            request.addValue(field.value, forHTTPHeaderField: field.name)
+    // MARK: Stopping
+
+    /// Stops the bridge, within a second or two whatever its connections are doing: upstream requests in flight are
+    /// cancelled (the app gets the error), stand-ins stop, and the processes it launched are ended (SIGTERM, then
+    /// SIGKILL). Called again, or after the test's cassette was ejected (which stops it), it does nothing.
+    ///
+    /// Recorded requests that never came while it ran are reported on the test as ``VCRError/Code/requestsNeverCame``:
+    /// the server under test did not make the upstream calls its cassette holds.
+    public func stop() {
+        let taken = state.withLock { state -> State? in
+            guard !state.isStopped else { return nil }
+            state.isStopped = true
+            return state
         }
-        if !wire.body.isEmpty { request.httpBody = wire.body }
-        return request
+        guard let taken else { return }
+        let deadline = DispatchTime.now() + 1.5
+        reportRequestsThatNeverCame()
+        for process in taken.launched { process.terminate() }
+        door.close()
+        let servers = [server] + Array(taken.standIns.values)
+        DispatchQueue.concurrentPerform(iterations: servers.count) { servers[$0].stop(waitingAtMost: 1) }
+        for process in taken.launched {
+            let left = Double(deadline.uptimeNanoseconds &- min(deadline.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)) / 1e9
+            if process.waitForExit(timeout: max(0.05, left)) == nil { kill(-process.pid, SIGKILL) }
+            ServersUnderTest.remove(process: process.pid)
+        }
+        for pid in taken.connected { ServersUnderTest.remove(process: pid) }
+        for port in taken.exercised { ServersUnderTest.remove(port: port) }
     }
 
-    /// The real request, redirects not followed. URLSession hands back a decoded body, so Content-Encoding is not
-    /// passed on with it.
-    func forward(_ request: URLRequest) async throws -> (Data, RecordedResponse) {
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        let fields = http.allHeaderFields.compactMap { name, value -> RecordedHeader? in
-            guard let name = name as? String, name.lowercased() != "content-encoding" else { return nil }
-            return RecordedHeader(name, "\(value)")
-        }.sorted { $0.name.lowercased() < $1.name.lowercased() }
-        return (data, RecordedResponse(url: http.url?.absoluteString ?? "", statusCode: http.statusCode, headers: fields))
+    /// What the cassette holds that was not replayed, once a replay is over: the server made fewer calls.
+    private func reportRequestsThatNeverCame() {
+        guard let cassette = target.cassette, [.once, .new, .never].contains(cassette.recordMode) else { return }
+        let missing = cassette.unplayedRequests
+        guard !missing.isEmpty else { return }
+        VCR.recordFailure(.requestsNeverCame(missing, cassette: cassette), on: cassette)
+    }
+}
+
+extension VCRError {
+    /// Recorded requests a bridge's process never made (``VCRBridge/stop()``).
+    static func requestsNeverCame(_ requests: [URLRequest], cassette: Cassette) -> VCRError {
+        let count = requests.count
+        var lines = [
+            "\(count) recorded request\(count == 1 ? "" : "s") never came while the VCRBridge ran: the server under "
+                + "test did not make the upstream call\(count == 1 ? "" : "s") its cassette holds (cassette: "
+                + "\(cassette.path)).",
+        ]
+        for request in requests.prefix(20) {
+            lines.append("    \((request.httpMethod ?? "GET").uppercased()) \(request.url?.absoluteString ?? "(no URL)")")
+        }
+        if count > 20 { lines.append("    … and \(count - 20) more") }
+        lines.append("  If the server no longer makes them, record the cassette anew (VCR_RECORD_MODE=all); if it "
+            + "should, the replay did not exercise it: check what the test sent it.")
+        return VCRError(.requestsNeverCame, lines.joined(separator: "\n"))
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 extension NetworkGuard {
     /// What happens to a request from a session HTTPVCR is not in, judged by its origin and the cassettes in force
     /// (any test's: the proxy cannot tell which test's session sent it):
-    /// - HTTPVCR records that origin now (its recorder, the door's closure): passed on;
+    /// - HTTPVCR records that origin now (its recorder, the door's closure), or a server under test listens there
+    ///   (``ServersUnderTest``): passed on;
     /// - no cassette in force: passed on, unless ``VCRConfiguration/allowsNetworkWithoutCassette`` is off;
     /// - a host every cassette's host filter leaves to the network, or only passthrough cassettes: passed on;
     /// - loopback that no cassette holds recordings for (a server the test runs itself): passed on;
@@ -12,7 +13,7 @@ extension NetworkGuard {
     /// The failure goes to the cassettes the guard can tell own the request (``owners(of:among:)``).
     static func verdict(for request: ProxiedRequest) -> GuardVerdict {
         let origin = request.origin
-        if request.isMarked || isRecording(origin) { return .forward }
+        if request.isMarked || isRecording(origin) || ServersUnderTest.serve(origin) { return .forward }
         let inForce = VCR.cassettesInForce
         if inForce.isEmpty {
             guard VCR.refusesNetworkWithoutCassette(to: origin) else { return .forward }

@@ -53,7 +53,7 @@ extension VCR {
     ) async throws -> (Data, Response) {
         // Bridge: in a process connected to a test's bridge, the test's cassette answers.
         if let bridge = BridgeConnection.current { return try await bridge.send(request, as: form) }
-        guard let url = request.url, let cassette = try doorCassette(for: request),
+        guard let url = request.url, !ServersUnderTest.serve(url), let cassette = try doorCassette(for: request),
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver(form, fallbackURL: url)
@@ -85,7 +85,7 @@ extension VCR {
         sending: @Sendable (URLRequest) async throws -> (Response, AsyncThrowingStream<Data, any Error>)
     ) async throws -> (Response, AsyncThrowingStream<Data, any Error>) {
         if let bridge = BridgeConnection.current { return try await bridge.stream(request, as: form) }
-        guard let url = request.url, let cassette = try doorCassette(for: request),
+        guard let url = request.url, !ServersUnderTest.serve(url), let cassette = try doorCassette(for: request),
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(form, fallbackURL: url)

@@ -30,13 +30,17 @@ private enum DoorEvent<Response: Sendable> {
     }
 }
 
-/// Collects a replayed chapter for a caller that awaits its outcome: the response and whole body, or the error.
+/// Collects a replayed chapter for a caller that awaits its outcome, or is called back with it (a request that came
+/// over the wire, answered on a thread that must not wait for Swift's pool): the response and whole body, or the
+/// error.
 final class OutcomeReceiver<Response: Sendable>: SceneReceiver, @unchecked Sendable {
+    typealias Outcome = Result<(Data, Response), any Error>
+
     private struct State {
         var response: Response?
         var body = Data()
-        var result: Result<(Data, Response), any Error>?
-        var waiting: CheckedContinuation<(Data, Response), any Error>?
+        var result: Outcome?
+        var waiting: (@Sendable (Outcome) -> Void)?
     }
 
     private let form: DoorForm<Response>
@@ -50,8 +54,7 @@ final class OutcomeReceiver<Response: Sendable>: SceneReceiver, @unchecked Senda
 
     func receive(_ event: Scene.Event, part _: Int) {
         guard let event = DoorEvent(event, as: form, fallbackURL: fallbackURL) else { return }
-        let finished: (CheckedContinuation<(Data, Response), any Error>, Result<(Data, Response), any Error>)?
-        finished = state.withLock { state in
+        let finished: (@Sendable (Outcome) -> Void, Outcome)? = state.withLock { state in
             guard state.result == nil else { return nil }
             switch event {
             case let .response(response): state.response = response
@@ -66,17 +69,22 @@ final class OutcomeReceiver<Response: Sendable>: SceneReceiver, @unchecked Senda
             state.waiting = nil
             return (waiting, result)
         }
-        if let (waiting, result) = finished { waiting.resume(with: result) }
+        if let (waiting, result) = finished { waiting(result) }
+    }
+
+    /// Calls `body` with the outcome once the chapter has ended: at once if it has, else on the thread that ends it.
+    func whenDone(_ body: @escaping @Sendable (Outcome) -> Void) {
+        let result: Outcome? = state.withLock { state in
+            if state.result == nil { state.waiting = body }
+            return state.result
+        }
+        if let result { body(result) }
     }
 
     /// The outcome, once the chapter has ended.
     func outcome() async throws -> (Data, Response) {
         try await withCheckedThrowingContinuation { continuation in
-            let result: Result<(Data, Response), any Error>? = state.withLock { state in
-                if state.result == nil { state.waiting = continuation }
-                return state.result
-            }
-            if let result { continuation.resume(with: result) }
+            whenDone { continuation.resume(with: $0) }
         }
     }
 }

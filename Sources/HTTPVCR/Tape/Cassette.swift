@@ -62,6 +62,8 @@ public final class Cassette: @unchecked Sendable {
         var inFlight: [ObjectIdentifier: Recording] = [:]
         /// Failures of requests on this cassette, not taken yet.
         var failures: [VCRError] = []
+        /// What ends with the cassette: bridges started for it, and the processes they launched.
+        var whenEjected: [@Sendable () -> Void] = []
     }
 
     convenience init(configuration: VCRConfiguration, url: URL) throws(VCRError) {
@@ -287,6 +289,23 @@ public final class Cassette: @unchecked Sendable {
         }
         scenes.append(contentsOf: inserted[next...].map(\.scene))
         return Tape(scenes: scenes)
+    }
+
+    // MARK: Ejection
+
+    /// Runs `body` when the cassette is ejected or its test's scope ends, before its failures are taken: what it
+    /// reports then is reported on the test.
+    func whenEjected(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.whenEjected.append(body) }
+    }
+
+    /// Runs what ``whenEjected(_:)`` was given, once, in the order given.
+    package func runEjectionHandlers() {
+        let handlers = state.withLock { state in
+            defer { state.whenEjected.removeAll() }
+            return state.whenEjected
+        }
+        for handler in handlers { handler() }
     }
 
     // MARK: Failures

@@ -245,6 +245,8 @@ enum ScopeRunner {
     ) {
         let cassette = active.cassette
         let scope = active.scope
+        // Bridges started for the cassette stop now, ending their processes: what they report is the test's.
+        cassette.runEjectionHandlers()
         let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
         let untouched = untouchedMessage(cassette, scope: scope)
         let unplayed = strict && untouched == nil ? cassette.unplayedRequests : []

@@ -60,14 +60,14 @@ import TestSupport
         let base = server.url.absoluteString
 
         let (recorded, recording) = try await Self.underBridge(marker, in: folder, .once) { bridge in
-            try await LaunchedProcess.run(child, ["requests", base, marker], environment: bridge.environment)
+            try await TestProcess.run(child, ["requests", base, marker], environment: bridge.environment)
         }
         #expect(recording.failures.isEmpty, "\(recording.failures)")
         await server.stop()
         #expect(!PrivateHTTPBin.accepts(port: UInt16(server.url.port!)), "httpbin must be down for the replay")
 
         let (replayed, replaying) = try await Self.underBridge(marker, in: folder, .never) { bridge in
-            try await LaunchedProcess.run(child, ["requests", base, marker], environment: bridge.environment)
+            try await TestProcess.run(child, ["requests", base, marker], environment: bridge.environment)
         }
         #expect(replaying.failures.isEmpty, "\(replaying.failures)")
         #expect(recorded.status == 0, "\(recorded)")
@@ -113,15 +113,17 @@ import TestSupport
         try VCR.saveBoundCassette(taped)
 
         let (result, cassette) = try await Self.underBridge("known", in: folder, .never) { bridge in
-            try await LaunchedProcess.run(
+            try await TestProcess.run(
                 try Self.child(), ["one", "http://127.0.0.1:9", "lonely"], environment: bridge.environment
             )
         }
         #expect(result.lines == ["one: error \(VCRError.errorDomain) \(VCRError.Code.noMatch.rawValue)"], "\(result)")
+        // The unmatched request, then (at the bridge's stop) the recorded one the child never made.
         let failures = cassette.takeFailures()
-        #expect(failures.count == 1)
-        #expect(failures.first?.code == .noMatch)
+        #expect(failures.map(\.code) == [.noMatch, .requestsNeverCame], "\(failures)")
         #expect(failures.first?.request?.contains("/anything/one?marker=lonely") == true, "\(failures)")
+        #expect(failures.last?.message.contains("GET http://127.0.0.1:9/anything/one?marker=known") == true,
+                "\(failures)")
     }
 
     /// A bridge started where a cassette is inserted for the process (by this test) answers from that one.
@@ -135,7 +137,7 @@ import TestSupport
         let (result, played) = try await withCassette("inserted", in: folder.path) { cassette in
             let bridge = try VCRBridge.start()
             defer { bridge.stop() }
-            let result = try await LaunchedProcess.run(
+            let result = try await TestProcess.run(
                 child, ["one", "http://127.0.0.1:9", "inserted"], environment: bridge.environment
             )
             return (result, cassette.playCount)
@@ -160,7 +162,7 @@ import TestSupport
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (result, cassette) = try await Self.underBridge("outage", in: folder, .once) { bridge in
-            try await LaunchedProcess.run(try Self.child(), ["one", "http://127.0.0.1:9", "outage"], environment: bridge.environment)
+            try await TestProcess.run(try Self.child(), ["one", "http://127.0.0.1:9", "outage"], environment: bridge.environment)
         }
         #expect(result.lines == ["one: error \(NSURLErrorDomain) \(NSURLErrorCannotConnectToHost)"], "\(result)")
         #expect(cassette.takeFailures().map(\.code) == [.connectionErrorNotRecorded])
@@ -173,7 +175,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let base = try HTTPBin.baseURL().absoluteString
         let (result, _) = try await Self.underBridge("big", in: folder, .once) { bridge in
-            try await LaunchedProcess.run(try Self.child(), ["big", base], environment: bridge.environment)
+            try await TestProcess.run(try Self.child(), ["big", base], environment: bridge.environment)
         }
         #expect(result.lines == ["big-get: status 200, 90000 bytes", "big-post: echoed 200000 bytes"], "\(result)")
     }
@@ -215,13 +217,13 @@ import TestSupport
     @Test func connectToBridgeNeedsTheEnvironment() async throws {
         #expect(try BridgeConnection.connect(environment: { _ in nil }) == nil)
         let child = try Self.child()
-        let without = try await LaunchedProcess.run(
+        let without = try await TestProcess.run(
             child, ["connect"], environment: ["HTTPVCR_BRIDGE_URL": "", "HTTPVCR_BRIDGE_TOKEN": ""]
         )
         #expect(without.lines == ["connected: false"], "\(without)")
         let bridge = try VCRBridge.start()
         defer { bridge.stop() }
-        let with = try await LaunchedProcess.run(child, ["connect"], environment: bridge.environment)
+        let with = try await TestProcess.run(child, ["connect"], environment: bridge.environment)
         #expect(with.lines == ["connected: true"], "\(with)")
     }
 }
