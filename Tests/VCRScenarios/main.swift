@@ -6,6 +6,7 @@
 //   vcr-scenarios stress FOLDER COUNT           COUNT concurrent requests recorded, then replayed
 //   vcr-scenarios mismatch-in-group FOLDER      one unmatched request among 20 in a task group
 //   vcr-scenarios cancel-storm FOLDER           tasks cancelled while their chapters are delivered
+//   vcr-scenarios leftover-child                exits with a child it launched through a bridge still running
 //   vcr-scenarios side-sessions FOLDER ID       sessions HTTPVCR is not in, made before and after VCR.setup
 //   vcr-scenarios network-off                   run with VCR_ALLOW_NETWORK=0: no cassette, no network
 //
@@ -323,6 +324,14 @@ func networkOff() async throws -> String {
     return "refused without a cassette, loopback allowed, then refused too"
 }
 
+/// A test that forgets its launched server: the process ends with it still running, and it must not outlive it.
+func leftoverChild() throws -> String {
+    let bridge = try VCRBridge.start()
+    let sleeper = try bridge.launch(URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"])
+    try check(sleeper.isRunning, "the child runs")
+    return "pid \(sleeper.pid)"  // and exit without stopping the bridge
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     let result: String
@@ -334,6 +343,7 @@ do {
     case ("cancel-storm", 2): result = try await cancelStorm(folder: arguments[1])
     case ("side-sessions", 3): result = try await sideSessions(folder: arguments[1], id: arguments[2])
     case ("network-off", 1): result = try await networkOff()
+    case ("leftover-child", 1): result = try leftoverChild()
     default: throw ScenarioFailure("usage: see the top of Tests/VCRScenarios/main.swift")
     }
     print("ok: \(result)")

@@ -53,6 +53,23 @@ import TestSupport
         #expect(result.status == 0 && lines.last?.hasPrefix("ok:") == true, "\(result)")
     }
 
+    /// A process that exits with a server it launched through a bridge still running ends it: `swift test` never
+    /// waits on a leftover child.
+    @Test func aLaunchedProcessDoesNotOutliveTheTestProcess() throws {
+        let result = try Self.scenario("leftover-child")
+        let line = result.output.split(separator: "\n").last ?? ""
+        let pid = try #require(Int32(line.replacingOccurrences(of: "ok: pid ", with: "")), "\(result)")
+        let deadline = Date().addingTimeInterval(10)
+        // Killed at exit; a zombie until whoever inherited it reaps it, which counts as ended.
+        func hasEnded() -> Bool {
+            guard kill(pid, 0) == 0 else { return errno == ESRCH }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return stat.split(separator: ")").last?.hasPrefix(" Z") == true
+        }
+        while !hasEnded() && Date() < deadline { usleep(20_000) }
+        #expect(hasEnded(), "the child \(pid) outlived the scenario: \(result)")
+    }
+
     /// 100 requests in flight while recording, then while replaying, in a process where a session was made
     /// before `VCR.setup`: every body is its own, on the tape and in the caller's hands.
     @Test func oneHundredConcurrentRequestsRecordAndReplayEachWithItsOwnBody() throws {
