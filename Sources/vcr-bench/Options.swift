@@ -139,6 +139,8 @@ enum Profile: String, CaseIterable, Sendable {
     case loadJSON = "load-json", loadRead = "load-read", loadInsert = "load-insert"
     case saveJSON = "save-json", saveWrite = "save-write"
     case scopes, scopesPreloaded = "scopes-preloaded", stubScopes = "stub-scopes"
+    /// The bridge's side of bridged replays, without sockets: parse, answer from the cassette, write.
+    case bridgeAnswer = "bridge-answer"
 }
 
 struct UsageError: Error {

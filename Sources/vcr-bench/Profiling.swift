@@ -55,6 +55,15 @@ extension Bench {
             operation = { try await replayScopes(vcrSession, preloaded: true) }
         case .stubScopes:
             operation = { try await stubScopes(floorSession) }
+        case .bridgeAnswer:
+            playback = .momentary
+            let answers = VCRBridge.ProfiledAnswers()
+            let inFlight = requests.map(answers.bytes(of:))
+            operation = {
+                try timed {
+                    for bytes in inFlight where answers.answer(bytes).isEmpty { throw BenchFailure("no answer") }
+                }.1
+            }
         case .saveWrite:
             let tape = try CassetteFile.read(at: file).tape
             let output = directory.appendingPathComponent("profile-vcr.json")
@@ -62,7 +71,8 @@ extension Bench {
         }
         if [.scopes, .scopesPreloaded, .stubScopes].contains(what) {
             detail = "\(Self.scopeCount) scopes x \(Self.requestsPerScope) requests"
-        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary, .floorHandler, .replayHandler].contains(what) {
+        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary, .floorHandler, .replayHandler, .bridgeAnswer]
+            .contains(what) {
             detail += " requests"
         } else {
             detail += "-interaction cassette"

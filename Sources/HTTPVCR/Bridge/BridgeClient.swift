@@ -78,8 +78,7 @@ final class BridgeClient: Sendable {
         var head = "\(request.httpMethod ?? "GET") \(BridgeWire.target(of: url)) HTTP/1.1\r\n"
         head += "Host: 127.0.0.1:\(port)\r\n"
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            let lowered = name.lowercased()
-            if lowered == "host" || WireResponse.hopByHopFields.contains(lowered) || BridgeWire.ownFields.contains(lowered) {
+            if name.equalsIgnoringASCIICase("host") || WireResponse.isHopByHop(name) || BridgeWire.isOwnField(name) {
                 continue
             }
             head += "\(name): \(Self.clean(value))\r\n"

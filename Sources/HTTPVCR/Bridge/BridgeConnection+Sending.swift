@@ -65,7 +65,7 @@ extension BridgeConnection {
     static func response(of answer: BridgeAnswer, url: URL) -> HTTPURLResponse? {
         let real = answer.field(BridgeWire.urlField).flatMap(URL.init(string:)) ?? url
         var fields: [String: String] = [:]
-        for field in answer.fields where !BridgeWire.ownFields.contains(field.name.lowercased()) {
+        for field in answer.fields where !BridgeWire.isOwnField(field.name) {
             fields[field.name] = fields[field.name].map { $0 + ", " + field.value } ?? field.value
         }
         return HTTPURLResponse(url: real, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: fields)

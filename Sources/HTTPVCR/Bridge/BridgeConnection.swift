@@ -91,7 +91,7 @@ final class BridgeConnection: Sendable {
                 hops += 1
                 continue
             }
-            let fields = answer.fields.filter { !BridgeWire.ownFields.contains($0.name.lowercased()) }
+            let fields = answer.fields.filter { !BridgeWire.isOwnField($0.name) }
                 .map { RecordedHeader($0.name, $0.value) }
             return (answer.body, RecordedResponse(url: response.url?.absoluteString ?? url.absoluteString,
                                                   statusCode: answer.status, headers: fields))

@@ -64,25 +64,30 @@ struct BridgeExchange: Sendable {
     /// The request the app made: its path and query on the origin it named, its fields but the bridge's own, the
     /// hop-by-hop ones and Host (URLSession sets the origin's).
     static func urlRequest(for wire: WireRequest) -> URLRequest? {
-        guard wire.target.hasPrefix("/"), let origin = wire.field(BridgeWire.originField),
-              let originURL = URL(string: origin), ["http", "https"].contains(originURL.scheme ?? ""),
-              originURL.host?.isEmpty == false, originURL.path.isEmpty
-        else { return nil }
+        guard let origin = wire.field(BridgeWire.originField), BridgeWire.isOrigin(origin) else { return nil }
         return request(for: wire, on: origin)
     }
 
-    /// `wire`'s method, target, fields and body, sent to `origin` (`scheme://host[:port]`).
+    /// `wire`'s method, target, fields and body, sent to `origin` (`scheme://host[:port]`). The fields are set at once:
+    /// adding them one by one costs a copy of the request's fields each.
     static func request(for wire: WireRequest, on origin: String) -> URLRequest? {
-        guard let url = URL(string: origin + wire.target) else { return nil }
+        guard wire.target.hasPrefix("/"), let url = URL(string: origin + wire.target) else { return nil }
         var request = URLRequest(url: url)
-        request.httpMethod = wire.method
+        if wire.method != "GET" { request.httpMethod = wire.method }
+        var fields: [String: String] = [:]
         for field in wire.fields {
-            let name = field.name.lowercased()
-            if WireResponse.hopByHopFields.contains(name) || name == "host" || BridgeWire.ownFields.contains(name) {
+            let name = field.name
+            if WireResponse.isHopByHop(name) || name.equalsIgnoringASCIICase("host") || BridgeWire.isOwnField(name) {
                 continue
             }
-            request.addValue(field.value, forHTTPHeaderField: field.name)
+            // As addValue would: a repeated name's values joined.
+            if let existing = fields.first(where: { $0.key.equalsIgnoringASCIICase(field.name) }) {
+                fields[existing.key] = existing.value + "," + field.value
+            } else {
+                fields[field.name] = field.value
+            }
         }
+        if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         if !wire.body.isEmpty { request.httpBody = wire.body }
         return request
     }

@@ -34,6 +34,12 @@ enum BridgeWire {
     ]
         .reduce(into: []) { $0.insert($1.lowercased()) }
 
+    /// Whether `name` is one of ``ownFields``, without a lowercased copy: they all begin `X-VCR-`.
+    static func isOwnField(_ name: String) -> Bool {
+        name.utf8.count > 6 && name.utf8.prefix(6).elementsEqual("x-vcr-".utf8) { $0 | 0x20 == $1 | 0x20 }
+            && ownFields.contains(name.lowercased())
+    }
+
     /// `X-VCR-Error` of a failure that is an `NSError` to rebuild in the app (a `VCRError`, a recorded `URLError`).
     static let errorKind = "bridged-error"
 
@@ -56,6 +62,7 @@ enum BridgeWire {
 
     /// `scheme://host[:port]` of `url`, as `X-VCR-Bridge-Origin` carries it.
     static func origin(of url: URL) -> String? {
+        if let (origin, _) = split(url.absoluteString) { return origin }
         guard let scheme = url.scheme?.lowercased(), let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?
             .percentEncodedHost, !host.isEmpty
         else { return nil }
@@ -64,9 +71,37 @@ enum BridgeWire {
 
     /// `/path?query` of `url` (the path `/` when it has none).
     static func target(of url: URL) -> String {
+        if let (_, target) = split(url.absoluteString) { return target }
         guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
         let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
         return path + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// Whether `text` is an origin as ``origin(of:)`` writes one: an http or https scheme, a host, nothing after.
+    static func isOrigin(_ text: String) -> Bool {
+        guard let (origin, target) = split(text) else { return false }
+        return origin == text && target == "/"
+    }
+
+    /// An http(s) URL's text cut after its authority: the origin (scheme lowercased) and the target without the
+    /// fragment, read off the text (URLComponents costs more than the rest of a bridged request). Nil for anything
+    /// else, and for an authority with user info, left to URLComponents.
+    private static func split(_ text: String) -> (origin: String, target: String)? {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = text[..<colon]
+        guard scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https"),
+              bytes[colon...].starts(with: "://".utf8)
+        else { return nil }
+        let authorityStart = bytes.index(colon, offsetBy: 3)
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
+            || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let authority = text[authorityStart..<authorityEnd]
+        guard !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
+        let fragment = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        let rest = text[authorityEnd..<fragment]
+        let target = rest.hasPrefix("/") ? String(rest) : "/" + rest
+        return (scheme.lowercased() + "://" + authority, target)
     }
 
     // MARK: Failures as answers

@@ -127,7 +127,7 @@ package struct RequestParser: Sendable {
               !parts[1].isEmpty, parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
         else { throw .badRequestLine }
         let version = String(decoding: parts[2], as: UTF8.self)
-        guard version.hasPrefix("HTTP/"), version.count == 8 else { throw .badRequestLine }
+        guard version.hasPrefix("HTTP/"), version.utf8.count == 8 else { throw .badRequestLine }
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else { throw .unsupportedVersion }
         return WireRequest(
             method: String(decoding: parts[0], as: UTF8.self),
@@ -148,13 +148,15 @@ package struct RequestParser: Sendable {
         // Control bytes other than tab are refused; bytes over 127 (obs-text) are kept.
         guard value.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else { throw .badField }
         let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
-        let text = String(bytes: value, encoding: .utf8) ?? String(bytes: value, encoding: .isoLatin1) ?? ""
+        // ASCII, nearly always, decodes without Foundation's encoding machinery.
+        let text = value.allSatisfy { $0 < 128 } ? String(decoding: value, as: UTF8.self)
+            : String(bytes: value, encoding: .utf8) ?? String(bytes: value, encoding: .isoLatin1) ?? ""
         return WireField(name, text)
     }
 
     private func framing(of request: WireRequest) throws(WireError) -> Framing {
-        let lengths = request.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
-        let codings = request.fields.filter { $0.name.lowercased() == "transfer-encoding" }.map(\.value)
+        let lengths = request.fields.filter { $0.name.equalsIgnoringASCIICase("content-length") }.map(\.value)
+        let codings = request.fields.filter { $0.name.equalsIgnoringASCIICase("transfer-encoding") }.map(\.value)
         if !codings.isEmpty {
             guard lengths.isEmpty else { throw .conflictingFraming }
             guard codings.count == 1, codings[0].lowercased() == "chunked" else { throw .badFraming }

@@ -30,7 +30,8 @@ final class WireDoor: Sendable {
         guard let cassette, let url = request.url, cassette.intercepts(request, to: url).intercepts,
               let filtered = cassette.filtered(request)
         else { return forward(request, then: finish) }
-        let receiver = OutcomeReceiver(.fields, fallbackURL: url)
+        // Handed on as recorded: where the recorded URL is none, the far end falls back on the request's.
+        let receiver = OutcomeReceiver()
         switch cassette.playback.play(filtered, to: receiver) {
         case .replaying:
             receiver.whenDone(finish)

@@ -28,9 +28,9 @@ package struct WireRequest: Sendable, Equatable {
 
     /// Whether the client asked to close after this exchange (HTTP/1.0 closes unless it asks to keep alive).
     package var wantsClose: Bool {
-        let connection = field("Connection")?.lowercased() ?? ""
-        if version == "HTTP/1.0" { return !connection.contains("keep-alive") }
-        return connection.contains("close")
+        let connection = field("Connection") ?? ""
+        if version == "HTTP/1.0" { return !connection.containsIgnoringASCIICase("keep-alive") }
+        return connection.containsIgnoringASCIICase("close")
     }
 }
 

@@ -26,24 +26,35 @@ package struct WireResponse: Sendable, Equatable {
         "content-length",
     ]
 
+    /// Whether `name` is one of ``hopByHopFields``, without a lowercased copy: most names are ruled out by length.
+    package static func isHopByHop(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2, 7, 10, 14, 16, 17: return hopByHopFields.contains { name.equalsIgnoringASCIICase($0) }
+        default: return false
+        }
+    }
+
     /// The bytes on the wire. `includesBody` is false for HEAD (the length is still the body's). Written as bytes:
     /// building the head as a String cost as much as answering the request from the cassette.
     package func serialized(closing: Bool, includesBody: Bool = true) -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256 + (includesBody ? body.count : 0))
-        bytes.append(contentsOf: "HTTP/1.1 \(status) \(Self.reason(status))\r\n".utf8)
-        for field in fields where !Self.hopByHopFields.contains(field.name.lowercased()) {
-            bytes.append(contentsOf: field.name.utf8)
-            bytes.append(contentsOf: ": ".utf8)
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        head.append(contentsOf: "HTTP/1.1 \(status) \(Self.reason(status))\r\n".utf8)
+        for field in fields where !Self.isHopByHop(field.name) {
+            head.append(contentsOf: field.name.utf8)
+            head.append(contentsOf: ": ".utf8)
             // A CR or LF inside a value would split the response: they become spaces.
-            for byte in field.value.utf8 { bytes.append(byte == 13 || byte == 10 ? 32 : byte) }
-            bytes.append(contentsOf: "\r\n".utf8)
+            for byte in field.value.utf8 { head.append(byte == 13 || byte == 10 ? 32 : byte) }
+            head.append(contentsOf: "\r\n".utf8)
         }
-        bytes.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
-        if closing { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
-        bytes.append(contentsOf: "\r\n".utf8)
-        if includesBody { bytes.append(contentsOf: body) }
-        return Data(bytes)
+        head.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+        if closing { head.append(contentsOf: "Connection: close\r\n".utf8) }
+        head.append(contentsOf: "\r\n".utf8)
+        // Two appends: Data grows slowly a few bytes at a time.
+        var bytes = Data(capacity: head.count + (includesBody ? body.count : 0))
+        bytes.append(contentsOf: head)
+        if includesBody { bytes.append(body) }
+        return bytes
     }
 
     static func reason(_ status: Int) -> String {

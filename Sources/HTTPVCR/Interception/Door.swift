@@ -56,10 +56,10 @@ extension VCR {
         guard let url = request.url, !ServersUnderTest.serve(url), let cassette = try doorCassette(for: request),
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
-        let receiver = OutcomeReceiver(form, fallbackURL: url)
+        let receiver = OutcomeReceiver()
         switch cassette.playback.play(filtered, to: receiver) {
         case .replaying:
-            return try await receiver.outcome()
+            return try await receiver.outcome(as: form, fallbackURL: url)
         case .record:
             let recording = Recording(live: request, filtered: filtered, cassette: cassette, part: nil)
             do {
