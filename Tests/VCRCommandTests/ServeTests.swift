@@ -190,6 +190,18 @@ import Testing
     }
     #endif
 
+    /// A redirect is recorded and answered as it is: the client follows it, back through the server.
+    @Test func aRedirectGoesToTheClient() throws {
+        let httpbin = try Self.httpbin()
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess([folder.file("redirect.json").path, "--port", "0", "--upstream", httpbin])
+        defer { server.stop() }
+        let answer = try RawClient.exchange(
+            port: server.port, Data("GET /redirect-to?url=/get HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 302 "), "\(answer)")
+        #expect(Self.fieldLines(answer, named: "Location") == ["Location: /get"], "\(answer)")
+    }
+
     /// The lines of `response`'s head that carry the field `name`, as they are on the wire.
     static func fieldLines(_ response: String, named name: String) -> [String] {
         let head = response.components(separatedBy: "\r\n\r\n").first ?? ""
