@@ -14,12 +14,14 @@ enum ServeCommand {
         Command(
             name: "serve",
             abstract: "Answer HTTP clients on 127.0.0.1 from a cassette, recording through an upstream.",
-            usage: ["<cassette> --port <port> [--upstream <url>] [--record-mode <mode>]"],
+            usage: ["<cassette> --port <port> [--upstream <url>] [--record-mode <mode>] [--no-repeats]"],
             arguments: [("<cassette>", "The cassette to answer from (and record into): HTTPVCR JSON or plist.")],
             options: [
                 .value("port", "<port>", short: "p", "The port on 127.0.0.1 to listen on; 0 picks a free one."),
                 .value("upstream", "<url>", "The server requests are matched as sent to, and recorded from."),
                 .value("record-mode", "<mode>", "once (the default), new, never (or none), all."),
+                .flag("repeats", "A recording answers as often as it is asked (the default)."),
+                .flag("no-repeats", "Each recording answers once; asked again, a request gets 500 no-match (or is recorded)."),
                 .value("read-timeout", "<seconds>", "How long a client may take to send a request (default 30)."),
             ],
             discussion: """
@@ -29,8 +31,14 @@ enum ServeCommand {
                 A request to http://127.0.0.1:<port>/path?query is matched as if sent to the upstream's scheme, \
                 host and port with that path and query; without --upstream, by method, path and query only. In a \
                 mode that records, a request that does not match is forwarded to the upstream and taped. A request \
-                that matches nothing gets 500 with X-VCR-Error: no-match, its body the explanation. See \
-                Docs/CrossProcess.md.
+                that matches nothing gets 500 with X-VCR-Error: no-match, its body the explanation.
+
+                Repeats are on by default: a stand-in for a server answers a request every time it is asked, as \
+                stub servers (WireMock, Hoverfly, Mountebank) do, so that a client's retries, health checks and \
+                polling are answered too. A request recorded several times gets its answers in turn, then the last \
+                one again. With --no-repeats each recording answers once, and a request asked more often than it \
+                was recorded gets the no-match answer: for a test that checks the client asks no more than that. \
+                See Docs/CrossProcess.md.
                 """,
             examples: [
                 "vcr serve Cassettes/api.json --port 8080",
@@ -49,6 +57,8 @@ enum ServeCommand {
                 configuration.cassettePath = absolute
                 configuration.recordMode = options.recordMode
                 configuration.playbackMode = .momentary
+                configuration.allowsPlaybackRepeats = options.repeats
+                configuration.mismatchAdvice = mismatchAdvice
                 if options.upstream == nil { configuration.matchers = [.method, .path, .query] }
             }
         } catch {
@@ -88,10 +98,19 @@ enum ServeCommand {
         return .success
     }
 
+    /// What a no-match answer says to do, in this command's options: its users have no configuration to edit.
+    static let mismatchAdvice = MismatchAdvice(
+        toRecord: "restart vcr serve with --record-mode new (and an --upstream to record from), "
+            + "or delete the cassette to record anew",
+        toRepeat: "restart vcr serve without --no-repeats"
+    )
+
     struct Options {
         var port: UInt16
         var upstream: URL?
         var recordMode = RecordMode.once
+        /// On unless --no-repeats: see the discussion in ``ServeCommand/command``.
+        var repeats = true
         var readTimeout: TimeInterval = 30
 
         init(_ arguments: ParsedArguments) throws(CommandError) {
@@ -112,6 +131,10 @@ enum ServeCommand {
                 }
                 recordMode = mode
             }
+            if arguments.flag("repeats"), arguments.flag("no-repeats") {
+                throw .usage("--repeats and --no-repeats cannot both be given", of: command)
+            }
+            repeats = !arguments.flag("no-repeats")
             if let text = arguments.value("read-timeout") {
                 guard let seconds = TimeInterval(text), seconds > 0 else {
                     throw .usage("--read-timeout '\(text)' is not a number of seconds", of: command)

@@ -8,8 +8,8 @@ import HTTPVCR
 /// forward to the upstream when the door records.
 struct ServeHandler: Sendable {
     var upstream: URL?
-    /// Sends what is recorded. The door marks its closure, so this session is not intercepted a second time.
-    let session = URLSession(configuration: .ephemeral)
+    /// Sends what is recorded: the client's own fields and no others, redirects handed back to the client.
+    let forwarder = UpstreamForwarder()
 
     /// ``answer(_:)``, waited for on the connection's thread. Fine here: this process blocks only its main thread, so
     /// the cooperative pool is free to run the answer.
@@ -30,7 +30,10 @@ struct ServeHandler: Sendable {
             return .text(400, "HTTPVCR: the request target '\(wire.target)' is not a path", error: "bad-target")
         }
         do {
-            let (body, response) = try await VCR.dataKeepingFields(for: request) { live in try await forward(live) }
+            let (body, response) = try await VCR.dataKeepingFields(for: request) { [upstream, forwarder] live in
+                guard upstream != nil else { throw NoUpstream() }
+                return try await forwarder.send(live)
+            }
             let fields = response.headers.map { WireField($0.name, $0.value) }
             return WireResponse(status: response.statusCode, fields: fields, body: body)
         } catch let error as VCRError {
@@ -68,18 +71,6 @@ struct ServeHandler: Sendable {
             return ServeCommand.placeholderOrigin
         }
         return "\(scheme)://\(host)" + (upstream.port.map { ":\($0)" } ?? "")
-    }
-
-    /// The real request. URLSession hands back a decoded body, so Content-Encoding is not passed on with it.
-    func forward(_ request: URLRequest) async throws -> (Data, RecordedResponse) {
-        guard upstream != nil else { throw NoUpstream() }
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw NoUpstream() }
-        let fields = http.allHeaderFields.compactMap { name, value -> RecordedHeader? in
-            guard let name = name as? String, name.lowercased() != "content-encoding" else { return nil }
-            return RecordedHeader(name, "\(value)")
-        }
-        return (data, RecordedResponse(url: http.url?.absoluteString ?? "", statusCode: http.statusCode, headers: fields))
     }
 
     struct NoUpstream: LocalizedError {

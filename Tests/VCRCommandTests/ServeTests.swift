@@ -71,6 +71,46 @@ import Testing
         #expect(http.value(forHTTPHeaderField: "X-VCR-Error") == "no-match")
         let body = String(decoding: data, as: UTF8.self)
         #expect(body.contains("/unknown?x=1"), "\(body)")
+        // Its users restart the command: the library's environment variable and setting are not theirs.
+        #expect(body.contains("restart vcr serve with --record-mode new"), "\(body)")
+        #expect(!body.contains("VCR_RECORD_MODE") && !body.contains("recordMode"), "\(body)")
+    }
+
+    /// A stand-in for a server answers every time, as stub servers do; `--repeats` says so explicitly.
+    @Test(arguments: [[], ["--repeats"]])
+    func repeatsAreOnByDefault(flags: [String]) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "none"] + flags)
+        defer { server.stop() }
+        for _ in 0..<3 {
+            let answer = try RawClient.exchange(
+                port: server.port, Data("GET /v1/raw HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+            #expect(answer.hasPrefix("HTTP/1.1 201 ") && answer.hasSuffix("\r\n\r\nraw body"), "\(answer)")
+        }
+    }
+
+    @Test func noRepeatsAnswersEachRecordingOnce() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let server = try ServeProcess([path, "--port", "0", "--record-mode", "none", "--no-repeats"])
+        defer { server.stop() }
+        let request = Data("GET /v1/raw HTTP/1.1\r\nConnection: close\r\n\r\n".utf8)
+        let first = try RawClient.exchange(port: server.port, request)
+        #expect(first.hasPrefix("HTTP/1.1 201 "), "\(first)")
+        let second = try RawClient.exchange(port: server.port, request)
+        #expect(second.hasPrefix("HTTP/1.1 500 ") && second.contains("X-VCR-Error: no-match"), "\(second)")
+        #expect(second.contains("already played") && second.contains("restart vcr serve without --no-repeats"),
+                "\(second)")
+        #expect(!second.contains("allowsPlaybackRepeats"), "\(second)")
+    }
+
+    @Test func repeatsAndNoRepeatsTogetherAreAUsageError() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write(Self.replayTape, "replay.json")
+        let result = try VCRTool.run("serve", path, "--port", "0", "--repeats", "--no-repeats")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--repeats and --no-repeats cannot both be given"), "\(result)")
     }
 
     /// Records through `--upstream` (httpbin, started by scripts/test), saves on SIGTERM, then replays the same
@@ -103,6 +143,77 @@ import Testing
         let (replayed, replayedResponse) = try await session.data(for: request)
         #expect((replayedResponse as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: replayed, as: UTF8.self))")
         #expect(replayed == live)
+    }
+
+    /// Two `Set-Cookie` from the upstream are two fields on the wire, on the tape, and replayed.
+    @Test func twoSetCookieAreRecordedAndReplayedAsTwo() throws {
+        let httpbin = try Self.httpbin()
+        let folder = try TemporaryFolder()
+        let path = folder.file("cookies.json").path
+        let request = Data(("GET /response-headers?Set-Cookie=a%3D1%3B%20Expires%3DWed%2C%2021%20Oct%202015%2007%3A28"
+            + "%3A00%20GMT&Set-Cookie=b%3D2 HTTP/1.1\r\nConnection: close\r\n\r\n").utf8)
+        let expected = ["Set-Cookie: a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT", "Set-Cookie: b=2"]
+
+        let recording = try ServeProcess([path, "--port", "0", "--upstream", httpbin, "--record-mode", "once"])
+        let live = try RawClient.exchange(port: recording.port, request)
+        #expect(Self.fieldLines(live, named: "Set-Cookie") == expected, "\(live)")
+        let stopped = recording.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let tape = try CassetteFile.read(at: URL(fileURLWithPath: path)).tape
+        let recorded = try #require(tape.interactions.first?.response).headers.filter { $0.name == "Set-Cookie" }
+        // Cookie values are secrets to the secure defaults: each field is filtered apart.
+        let onTape = ["a=[FILTERED]; Expires=Wed, 21 Oct 2015 07:28:00 GMT", "b=[FILTERED]"]
+        #expect(recorded.map(\.value) == onTape)
+
+        let replaying = try ServeProcess([path, "--port", "0", "--record-mode", "none"])
+        defer { replaying.stop() }
+        let replayed = try RawClient.exchange(port: replaying.port, request)
+        #expect(Self.fieldLines(replayed, named: "Set-Cookie") == onTape.map { "Set-Cookie: " + $0 }, "\(replayed)")
+        withExtendedLifetime(folder) {}  // the cassette's folder, until the servers are done with it
+    }
+
+    #if canImport(FoundationNetworking)
+    /// The upstream gets the client's fields and no others: none of the User-Agent, Accept, Accept-Encoding,
+    /// Accept-Language or Connection that corelibs and libcurl would add. Host is the upstream's.
+    @Test func theUpstreamGetsOnlyTheClientsFields() throws {
+        let httpbin = try Self.httpbin()
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess([folder.file("headers.json").path, "--port", "0", "--upstream", httpbin])
+        defer { server.stop() }
+        let answer = try RawClient.exchange(port: server.port, Data(
+            "GET /headers HTTP/1.1\r\nHost: x\r\nX-Client: mine\r\nConnection: close\r\n\r\n".utf8))
+        let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+        let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let fields = try #require(object?["headers"] as? [String: String], "\(answer)")
+        #expect(Set(fields.keys) == ["Host", "X-Client"], "\(fields)")
+        #expect(fields["X-Client"] == "mine")
+    }
+    #endif
+
+    /// A redirect is recorded and answered as it is: the client follows it, back through the server.
+    @Test func aRedirectGoesToTheClient() throws {
+        let httpbin = try Self.httpbin()
+        let folder = try TemporaryFolder()
+        let server = try ServeProcess([folder.file("redirect.json").path, "--port", "0", "--upstream", httpbin])
+        defer { server.stop() }
+        let answer = try RawClient.exchange(
+            port: server.port, Data("GET /redirect-to?url=/get HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 302 "), "\(answer)")
+        #expect(Self.fieldLines(answer, named: "Location") == ["Location: /get"], "\(answer)")
+    }
+
+    /// The lines of `response`'s head that carry the field `name`, as they are on the wire.
+    static func fieldLines(_ response: String, named name: String) -> [String] {
+        let head = response.components(separatedBy: "\r\n\r\n").first ?? ""
+        return head.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+    }
+
+    /// httpbin's URL (scripts/with-httpbin starts it).
+    static func httpbin() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["HTTPBIN_URL"], !url.isEmpty else {
+            throw VCRTool.Failure(description: "HTTPBIN_URL is not set: run the tests with scripts/with-httpbin")
+        }
+        return url
     }
 
     @Test func hostileClientsGetErrorsAndTheNextClientIsServed() throws {

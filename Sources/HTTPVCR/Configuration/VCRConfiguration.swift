@@ -165,6 +165,9 @@ public struct VCRConfiguration: Sendable {
     /// The cassette is a copy nobody may write (a test bundle's, where the sources are out of reach): it replays
     /// as it is and records nothing, whatever the record mode. Set by the test integrations.
     package var isReadOnlyCopy = false
+    /// What a no-match message says to do: the library's settings, or the options of the tool that inserted the
+    /// cassette (`vcr serve`'s).
+    package var mismatchAdvice = MismatchAdvice.library
 
     /// What filtered secrets are written as.
     public static let filteredPlaceholder = "[FILTERED]"

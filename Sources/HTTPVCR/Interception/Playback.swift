@@ -26,6 +26,8 @@ final class Playback: @unchecked Sendable {
         let matchers: [Matcher]
         /// A request whose matches were all played replays the last of them again.
         let allowsPlaybackRepeats: Bool
+        /// How the mismatch message says to record, or to repeat (``VCRConfiguration/mismatchAdvice``).
+        var mismatchAdvice = MismatchAdvice.library
         /// ``VCRConfiguration/replayTiming``'s factor on recorded offsets; nil: at once.
         var timingFactor: Double? = nil
         /// The configuration's request filters, for a tape recorded before them: a live request that matches
@@ -168,7 +170,8 @@ final class Playback: @unchecked Sendable {
             recordMode: policy.recordMode,
             matchers: policy.matchers,
             requests: requests.map { RequestParts($0) },
-            isPlayed: { state.matched[$0] }
+            isPlayed: { state.matched[$0] },
+            advice: policy.mismatchAdvice
         ), cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)))
     }
 

@@ -51,14 +51,15 @@ enum Mismatch {
         "\(request.method) \(request.url.isEmpty ? "(no URL)" : request.url)"
     }
 
-    /// The whole message of an unmatched request on a cassette that may not record.
+    /// The whole message of an unmatched request on a cassette that may not record, ending in `advice`.
     static func message(
         request: RequestParts,
         cassettePath: String,
         recordMode: RecordMode,
         matchers: [Matcher],
         requests: [RequestParts],
-        isPlayed: (Int) -> Bool
+        isPlayed: (Int) -> Bool,
+        advice: MismatchAdvice = .library
     ) -> String {
         var lines = [
             "No recorded request matches \(describe(request))",
@@ -72,7 +73,7 @@ enum Mismatch {
                 + (closest.isPlayed ? " (already played)" : ""))
             if closest.failed.isEmpty {
                 lines.append("    it matches, but every matching recording was already played "
-                    + "(set allowsPlaybackRepeats = true to replay the last of them again)")
+                    + "(\(advice.toRepeat) to replay the last of them again)")
             }
             for failure in closest.failed {
                 if let live = failure.live, let recorded = failure.recorded {
@@ -85,7 +86,7 @@ enum Mismatch {
         } else {
             lines.append("  the cassette holds no recorded requests")
         }
-        lines.append("  To record it: set VCR_RECORD_MODE=new (or recordMode = .new), or delete the cassette to record anew.")
+        lines.append("  To record it: \(advice.toRecord).")
         return lines.joined(separator: "\n")
     }
 

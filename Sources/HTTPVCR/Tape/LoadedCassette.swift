@@ -98,6 +98,7 @@ struct LoadedCassette {
                 isWriteProtected: isWriteProtected,
                 matchers: configuration.matchers,
                 allowsPlaybackRepeats: configuration.allowsPlaybackRepeats,
+                mismatchAdvice: configuration.mismatchAdvice,
                 timingFactor: configuration.replayTiming.factor,
                 refilter: { [configuration] recorded in
                     var request = RecordedRequest(
