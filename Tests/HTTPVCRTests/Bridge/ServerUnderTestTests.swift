@@ -83,7 +83,7 @@ import TestSupport
         var ports: [Int] = []
         for mode in [RecordMode.once, .never] {
             let cassette = try Self.cassette("summary", in: folder, mode)
-            let answer = try await VCR.withCassette(cassette) {
+            let answer = try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
                 defer { bridge.stop() }
                 let server = try bridge.launch(try Subprocess.builtExecutable("bridge-child"), arguments: ["serve", upstream.base])
@@ -113,7 +113,7 @@ import TestSupport
         let upstream = try Upstream()
         defer { upstream.stop() }
         let recording = try Self.cassette("idle", in: folder, .once)
-        try await VCR.withCassette(recording) {
+        try await VCRBridgeTests.bound(recording) {
             let bridge = try VCRBridge.start()
             defer { bridge.stop() }
             let server = try bridge.launch(try Subprocess.builtExecutable("bridge-child"), arguments: ["serve", upstream.base])
@@ -121,7 +121,7 @@ import TestSupport
         }
         try VCR.saveBoundCassette(recording)
         let replaying = try Self.cassette("idle", in: folder, .never)
-        try await VCR.withCassette(replaying) {
+        try await VCRBridgeTests.bound(replaying) {
             let bridge = try VCRBridge.start()
             defer { bridge.stop() }
             let server = try bridge.launch(try Subprocess.builtExecutable("bridge-child"), arguments: ["serve", upstream.base])
@@ -138,7 +138,7 @@ import TestSupport
         let silent = try SilentServer()
         defer { silent.stop() }
         let cassette = try Self.cassette("silent", in: try VCRBridgeTests.folder(), .once)
-        let (elapsed, output) = try await VCR.withCassette(cassette) {
+        let (elapsed, output) = try await VCRBridgeTests.bound(cassette) {
             let bridge = try VCRBridge.start()
             let child = try bridge.launch(try Subprocess.builtExecutable("bridge-child"),
                                           arguments: ["one", silent.base, "in-flight"])
@@ -167,7 +167,7 @@ import TestSupport
                     let cassette = try Self.cassette(marker, in: folder, .once)
                     let output = folder.appendingPathComponent("\(marker).out")
                     _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-                    try await VCR.withCassette(cassette) {
+                    try await VCRBridgeTests.bound(cassette) {
                         let bridge = try VCRBridge.start()
                         defer { bridge.stop() }
                         let process = Process()
@@ -234,7 +234,7 @@ extension ServerUnderTestTests {
         var answers: [[String]] = []
         for mode in [RecordMode.once, .never] {
             let cassette = try Self.cassette("plain", in: folder, mode)
-            let answer = try await VCR.withCassette(cassette) {
+            let answer = try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
                 defer { bridge.stop() }
                 let standIn = bridge.url(standingInFor: URL(string: upstream.base)!)
@@ -267,7 +267,7 @@ extension ServerUnderTestTests {
         defer { upstream.stop() }
         for mode in [RecordMode.once, .never] {
             let cassette = try Self.cassette("cookies", in: folder, mode)
-            let answer = try await VCR.withCassette(cassette) {
+            let answer = try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
                 defer { bridge.stop() }
                 let server = try bridge.launch(try Subprocess.builtExecutable("bridge-child"), arguments: ["serve", upstream.base])
@@ -284,7 +284,7 @@ extension ServerUnderTestTests {
         let cassette = try Self.cassette("thrown", in: try VCRBridgeTests.folder(), .once)
         let launched = Locked<LaunchedProcess?>(nil)
         await #expect(throws: Thrown.self) {
-            try await VCR.withCassette(cassette) {
+            try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
                 launched.withLock { $0 = try? bridge.launch(URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"]) }
                 throw Thrown()
