@@ -64,7 +64,7 @@ struct Options: Sendable {
         Profiling (e.g. under valgrind --tool=callgrind): do one thing once, with a warm-up, and print its time.
           --profile WHAT   floor, floor-8, replay, replay-8, replay-momentary, load-json, load-read, load-insert,
                            save-json, save-write, scopes, scopes-preloaded, stub-scopes (rows of the parallel scopes
-                           section)
+                           section), bridge-answer (the test process's side of bridged replays, without sockets)
           --size N         cassette size for --profile (default 1000); replay rows replay all N interactions
 
         Timings on a shared machine are noisy: compare the ratios, which are taken within one run.
