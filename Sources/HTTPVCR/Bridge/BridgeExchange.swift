@@ -19,6 +19,16 @@ struct BridgeTarget: Sendable {
         if case let .cassette(cassette) = attribution { return cassette }
         return nil
     }
+
+    /// The cassette `request` goes to (nil: the network, as if HTTPVCR were not there), or why it is refused.
+    func cassette(for request: URLRequest) throws(VCRError) -> Cassette? {
+        switch attribution {
+        case .none: return nil
+        case let .cassette(cassette): return cassette
+        case let .unattributed(why): throw .unattributed(request, why: why)
+        case let .withoutCassette(test): throw .networkWithoutCassette(Mismatch.describe(request), test: test)
+        }
+    }
 }
 
 /// One bridge's answers, on the connections' threads: the token checked, the request rebuilt as the app made it, and
@@ -44,13 +54,7 @@ struct BridgeExchange: Sendable {
                          error: "bad-origin")
         }
         let cassette: Cassette?
-        switch target.attribution {
-        case .none: cassette = nil
-        case let .cassette(attributed): cassette = attributed
-        case let .unattributed(why): return BridgeWire.answer(for: VCRError.unattributed(request, why: why))
-        case let .withoutCassette(test):
-            return BridgeWire.answer(for: VCRError.networkWithoutCassette(Mismatch.describe(request), test: test))
-        }
+        do { cassette = try target.cassette(for: request) } catch { return BridgeWire.answer(for: error) }
         switch door.answerWaiting(request, cassette: cassette) {
         case let .success((body, response)):
             var fields = response.headers.map { WireField($0.name, $0.value) }
@@ -107,13 +111,7 @@ struct StandIn: Sendable {
             return .text(400, "HTTPVCR: the request target '\(wire.target)' is not a path", error: "bad-target")
         }
         let cassette: Cassette?
-        switch target.attribution {
-        case .none: cassette = nil
-        case let .cassette(attributed): cassette = attributed
-        case let .unattributed(why): return Self.answer(for: VCRError.unattributed(request, why: why))
-        case let .withoutCassette(test):
-            return Self.answer(for: VCRError.networkWithoutCassette(Mismatch.describe(request), test: test))
-        }
+        do { cassette = try target.cassette(for: request) } catch { return Self.answer(for: error) }
         switch door.answerWaiting(request, cassette: cassette) {
         case let .success((body, response)):
             return WireResponse(status: response.statusCode, fields: response.headers.map { WireField($0.name, $0.value) },
