@@ -222,10 +222,11 @@ public final class VCRBridge: Sendable {
         guard let taken else { return }
         let deadline = DispatchTime.now() + 1.5
         reportRequestsThatNeverCame()
-        for process in taken.launched { process.terminate() }
+        // Answers in flight first, so that the app hears of the cancellation before it is ended.
         door.close()
         let servers = [server] + Array(taken.standIns.values)
         DispatchQueue.concurrentPerform(iterations: servers.count) { servers[$0].stop(waitingAtMost: 1) }
+        for process in taken.launched { process.terminate() }
         for process in taken.launched {
             let left = Double(deadline.uptimeNanoseconds &- min(deadline.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)) / 1e9
             if process.waitForExit(timeout: max(0.05, left)) == nil { kill(-process.pid, SIGKILL) }

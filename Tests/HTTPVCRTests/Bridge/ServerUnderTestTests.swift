@@ -132,25 +132,41 @@ import TestSupport
         #expect(failures.first?.message.contains("GET \(upstream.base)/anything/summary?marker=idle") == true, "\(failures)")
     }
 
-    /// `stop()` with a request in flight to an upstream that never answers returns within two seconds, and the
-    /// server's request ends in an error rather than waiting.
+    /// `stop()` with a request in flight to an upstream that never answers returns within two seconds, with every
+    /// thread of the cooperative pool held, and the app's request ends in an error rather than waiting. (The child
+    /// is launched by hand, so that stopping the bridge does not end it before it says what it got.)
     @Test func stopWithARequestInFlightReturnsWithinTwoSeconds() async throws {
         let silent = try SilentServer()
         defer { silent.stop() }
-        let cassette = try Self.cassette("silent", in: try VCRBridgeTests.folder(), .once)
-        let (elapsed, output) = try await VCRBridgeTests.bound(cassette) {
+        let folder = try VCRBridgeTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = try Self.cassette("silent", in: folder, .once)
+        let output = folder.appendingPathComponent("child.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let child = Process()
+        let elapsed = try await VCRBridgeTests.bound(cassette) {
             let bridge = try VCRBridge.start()
-            let child = try bridge.launch(try Subprocess.builtExecutable("bridge-child"),
-                                          arguments: ["one", silent.base, "in-flight"])
+            child.executableURL = try Subprocess.builtExecutable("bridge-child")
+            child.arguments = ["one", silent.base, "in-flight"]
+            child.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
+            child.standardOutput = try FileHandle(forWritingTo: output)
+            try child.run()
             #expect(silent.connected.wait(timeout: .now() + 30) == .success, "the request reached the upstream")
+            // Every other pool thread held (this one is held by the test itself, blocked in stop()).
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            defer { for _ in 0..<width { release.signal() } }
+            for _ in 0..<width { Task.detached { started.signal(); release.wait() } }
+            let held = (1..<width).filter { _ in started.wait(timeout: .now() + 10) == .success }.count
+            #expect(held == width - 1, "pool threads held besides the test's")
             let start = DispatchTime.now()
             bridge.stop()
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            _ = await child.waitForExit()
-            return (elapsed, child.output())
+            return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         }
+        await withCheckedContinuation { exited in Thread.detachNewThread { child.waitUntilExit(); exited.resume() } }
         #expect(elapsed < 2, "stop() took \(elapsed) s")
-        #expect(!output.contains("status"), "the request in flight did not get an answer: \(output)")
+        let said = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        #expect(said.hasPrefix("one: error "), "the request in flight ended in an error the app saw: \(said)")
     }
 
     /// Every pool thread blocked in `Process.waitUntilExit()`, each waiting for a child whose request crosses its own
