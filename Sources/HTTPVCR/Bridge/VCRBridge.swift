@@ -90,9 +90,10 @@ public final class VCRBridge: Sendable {
         let token = BridgeWire.makeToken()
         let target = BridgeTarget(bound: VCR.boundCassette, test: VCR.currentTest?())
         let door = WireDoor()
-        let connected = Locked<VCRBridge?>(nil)
+        // Weak: the bridge owns its server, whose handler this is.
+        let connected = Locked(WeakBridge())
         let exchange = BridgeExchange(token: token, target: target, door: door) { pid in
-            connected.withLock { $0 }?.processConnected(pid)
+            connected.withLock { $0.bridge }?.processConnected(pid)
         }
         let bridge: VCRBridge
         do {
@@ -101,7 +102,7 @@ public final class VCRBridge: Sendable {
         } catch {
             throw StartError(description: error.description)
         }
-        connected.withLock { $0 = bridge }
+        connected.withLock { $0.bridge = bridge }
         target.cassette?.whenEjected { bridge.stop() }
         return bridge
     }
@@ -121,7 +122,8 @@ public final class VCRBridge: Sendable {
     /// let server = try bridge.launch(serverExecutable, arguments: ["--port", "0"])
     /// ```
     ///
-    /// - Throws: when the executable cannot be started, naming it.
+    /// - Throws: ``LaunchedProcess/LaunchError`` when the executable cannot be started (or the bridge was stopped),
+    ///   naming it.
     public func launch(
         _ executable: URL,
         arguments: [String] = [],
@@ -135,7 +137,7 @@ public final class VCRBridge: Sendable {
         }
         if stopped {
             process.terminate()
-            throw StartError(description: "the bridge is stopped: \(executable.path) was ended at once")
+            throw LaunchedProcess.LaunchError(executable: executable, reason: "the bridge was stopped", errorNumber: nil)
         }
         ServersUnderTest.add(process: process.pid)
         return process
@@ -243,6 +245,10 @@ public final class VCRBridge: Sendable {
         guard !missing.isEmpty else { return }
         VCR.recordFailure(.requestsNeverCame(missing, cassette: cassette), on: cassette)
     }
+}
+
+private struct WeakBridge {
+    weak var bridge: VCRBridge?
 }
 
 extension VCRError {
