@@ -153,6 +153,13 @@ func fetch(_ url: URL, keepingFields: Bool) -> (status: Int, body: String, cooki
 
 /// A server under test: its answers depend on its upstream's.
 func serve(base: String) -> Never {
+    // As a server that stops on a signal must: a process launched with `Process` from a libdispatch thread starts with
+    // SIGTERM and SIGINT blocked (VCRBridge.launch starts it with none blocked).
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGTERM)
+    sigaddset(&signals, SIGINT)
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     do {
         let server = try LoopbackServer { request in
             let parts = URLComponents(string: request.target)

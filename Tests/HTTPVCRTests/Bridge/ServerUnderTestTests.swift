@@ -54,16 +54,21 @@ import TestSupport
 
     /// The port a launched `bridge-child serve` printed, once it listens.
     static func port(of process: LaunchedProcess) throws -> Int {
+        try port(printedIn: process.output, while: { process.isRunning })
+    }
+
+    /// The port a server printed (`listening PORT`) in what `output` reads, while `running` says it runs.
+    static func port(printedIn output: () -> String, while running: () -> Bool) throws -> Int {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if let line = process.output().split(separator: "\n").first(where: { $0.hasPrefix("listening ") }),
+            if let line = output().split(separator: "\n").first(where: { $0.hasPrefix("listening ") }),
                let port = Int(line.dropFirst("listening ".count)) {
                 return port
             }
-            guard process.isRunning else { break }
+            guard running() else { break }
             usleep(20_000)
         }
-        throw ServerDidNotListen(output: process.output())
+        throw ServerDidNotListen(output: output())
     }
 
     struct ServerDidNotListen: Error { var output: String }
@@ -74,21 +79,49 @@ import TestSupport
         return ((response as? HTTPURLResponse)?.statusCode ?? -1, String(decoding: data, as: UTF8.self))
     }
 
-    /// Records, then replays with the upstream stopped: the server's upstream call comes from the tape, the test's
-    /// call to the server is never taped, and the server's port (a new one each run) changes nothing.
-    @Test func theServerIsExercisedAndItsUpstreamCallsReplayedWithTheUpstreamDown() async throws {
+    /// How a test starts its server: through the bridge, or as `Process` with the bridge's environment (the server
+    /// then says its pid when it connects).
+    enum Launch: String, CaseIterable, Sendable {
+        case bridge, process
+    }
+
+    /// Records, then replays with the upstream stopped: the server's upstream call comes from the tape, with only
+    /// the app's own fields, the test's call to the server is never taped, and the server's port (a new one each run)
+    /// changes nothing.
+    @Test(arguments: Launch.allCases)
+    func theServerIsExercisedAndItsUpstreamCallsReplayedWithTheUpstreamDown(launch: Launch) async throws {
         let folder = try VCRBridgeTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let upstream = try Upstream()
-        var ports: [Int] = []
         for mode in [RecordMode.once, .never] {
             let cassette = try Self.cassette("summary", in: folder, mode)
             let answer = try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
                 defer { bridge.stop() }
-                let server = try bridge.launch(try Subprocess.builtExecutable("bridge-child"), arguments: ["serve", upstream.base])
-                let port = try Self.port(of: server)
-                ports.append(port)
+                let executable = try Subprocess.builtExecutable("bridge-child")
+                let port: Int
+                switch launch {
+                case .bridge:
+                    port = try Self.port(of: try bridge.launch(executable, arguments: ["serve", upstream.base]))
+                case .process:
+                    let output = folder.appendingPathComponent("serve-\(mode.rawValue).out")
+                    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+                    let server = Process()
+                    server.executableURL = executable
+                    server.arguments = ["serve", upstream.base]
+                    server.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
+                    server.standardOutput = try FileHandle(forWritingTo: output)
+                    try server.run()
+                    defer {
+                        server.terminate()
+                        server.waitUntilExit()  // on a pool thread, as tests do
+                    }
+                    port = try Self.port(
+                        printedIn: { String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self) },
+                        while: { server.isRunning }
+                    )
+                    return try await Self.call(port, "/summary?marker=exercised")
+                }
                 return try await Self.call(port, "/summary?marker=exercised")
             }
             try VCR.saveBoundCassette(cassette)
@@ -97,13 +130,14 @@ import TestSupport
             #expect(cassette.takeFailures().isEmpty)
             if mode == .once { upstream.stop() }
         }
-        #expect(upstream.seen.withLock { $0.map(\.target) } == ["/anything/summary?marker=exercised"])
+        let seen = upstream.seen.withLock { $0 }
+        #expect(seen.map(\.target) == ["/anything/summary?marker=exercised"])
+        #expect(seen.first?.fields.map { $0.name.lowercased() } == ["host"], "only the app's own fields (none)")
         let taped = try Self.cassette("summary", in: folder, .never).tape.scenes.compactMap { scene -> String? in
             if case let .request(request) = scene.event { return request.url }
             return nil
         }
         #expect(taped == ["\(upstream.base)/anything/summary?marker=exercised"], "only the server's upstream call")
-        #expect(ports.count == 2)
     }
 
     /// A replay in which the server makes none of its recorded upstream calls fails, naming them.
@@ -136,80 +170,84 @@ import TestSupport
     /// thread of the cooperative pool held, and the app's request ends in an error rather than waiting. (The child
     /// is launched by hand, so that stopping the bridge does not end it before it says what it got.)
     @Test func stopWithARequestInFlightReturnsWithinTwoSeconds() async throws {
-        let silent = try SilentServer()
-        defer { silent.stop() }
-        let folder = try VCRBridgeTests.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let cassette = try Self.cassette("silent", in: folder, .once)
-        let output = folder.appendingPathComponent("child.out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let child = Process()
-        let elapsed = try await VCRBridgeTests.bound(cassette) {
-            let bridge = try VCRBridge.start()
-            child.executableURL = try Subprocess.builtExecutable("bridge-child")
-            child.arguments = ["one", silent.base, "in-flight"]
-            child.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
-            child.standardOutput = try FileHandle(forWritingTo: output)
-            try child.run()
-            #expect(silent.connected.wait(timeout: .now() + 30) == .success, "the request reached the upstream")
-            // Every other pool thread held (this one is held by the test itself, blocked in stop()).
-            let width = ProcessInfo.processInfo.activeProcessorCount
-            let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            defer { for _ in 0..<width { release.signal() } }
-            for _ in 0..<width { Task.detached { started.signal(); release.wait() } }
-            let held = (1..<width).filter { _ in started.wait(timeout: .now() + 10) == .success }.count
-            #expect(held == width - 1, "pool threads held besides the test's")
-            let start = DispatchTime.now()
-            bridge.stop()
-            return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        try await PoolHolding.inTurn {
+            let silent = try SilentServer()
+            defer { silent.stop() }
+            let folder = try VCRBridgeTests.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let cassette = try Self.cassette("silent", in: folder, .once)
+            let output = folder.appendingPathComponent("child.out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let child = Process()
+            let elapsed = try await VCRBridgeTests.bound(cassette) {
+                let bridge = try VCRBridge.start()
+                child.executableURL = try Subprocess.builtExecutable("bridge-child")
+                child.arguments = ["one", silent.base, "in-flight"]
+                child.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
+                child.standardOutput = try FileHandle(forWritingTo: output)
+                try child.run()
+                #expect(silent.connected.wait(timeout: .now() + 30) == .success, "the request reached the upstream")
+                // Every other pool thread held (this one is held by the test itself, blocked in stop()).
+                let width = ProcessInfo.processInfo.activeProcessorCount
+                let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+                defer { for _ in 0..<width { release.signal() } }
+                for _ in 0..<width { Task.detached { started.signal(); release.wait() } }
+                let held = (1..<width).filter { _ in started.wait(timeout: .now() + 10) == .success }.count
+                #expect(held == width - 1, "pool threads held besides the test's")
+                let start = DispatchTime.now()
+                bridge.stop()
+                return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            }
+            await withCheckedContinuation { exited in Thread.detachNewThread { child.waitUntilExit(); exited.resume() } }
+            #expect(elapsed < 2, "stop() took \(elapsed) s")
+            let said = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+            #expect(said.hasPrefix("one: error "), "the request in flight ended in an error the app saw: \(said)")
         }
-        await withCheckedContinuation { exited in Thread.detachNewThread { child.waitUntilExit(); exited.resume() } }
-        #expect(elapsed < 2, "stop() took \(elapsed) s")
-        let said = String(decoding: try Data(contentsOf: output), as: UTF8.self)
-        #expect(said.hasPrefix("one: error "), "the request in flight ended in an error the app saw: \(said)")
     }
 
     /// Every pool thread blocked in `Process.waitUntilExit()`, each waiting for a child whose request crosses its own
     /// bridge: all are answered (the bridge needs no pool thread), and each cassette holds only its own request.
     @Test func childrenAwaitedWithWaitUntilExitOnEveryPoolThreadAreAnswered() async throws {
-        let folder = try VCRBridgeTests.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let count = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        let base = try HTTPBin.url("/").absoluteString.dropLast()
-        let results = try await withThrowingTaskGroup(of: (String, String, Cassette).self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    let marker = "pool-\(index)"
-                    let cassette = try Self.cassette(marker, in: folder, .once)
-                    let output = folder.appendingPathComponent("\(marker).out")
-                    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-                    try await VCRBridgeTests.bound(cassette) {
-                        let bridge = try VCRBridge.start()
-                        defer { bridge.stop() }
-                        let process = Process()
-                        process.executableURL = try Subprocess.builtExecutable("bridge-child")
-                        process.arguments = ["one", String(base), marker]
-                        process.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
-                        process.standardOutput = try FileHandle(forWritingTo: output)
-                        try process.run()
-                        process.waitUntilExit()  // blocks this pool thread, as tests do
+        try await PoolHolding.inTurn {
+            let folder = try VCRBridgeTests.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let count = max(2, ProcessInfo.processInfo.activeProcessorCount)
+            let base = try HTTPBin.url("/").absoluteString.dropLast()
+            let results = try await withThrowingTaskGroup(of: (String, String, Cassette).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let marker = "pool-\(index)"
+                        let cassette = try Self.cassette(marker, in: folder, .once)
+                        let output = folder.appendingPathComponent("\(marker).out")
+                        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+                        try await VCRBridgeTests.bound(cassette) {
+                            let bridge = try VCRBridge.start()
+                            defer { bridge.stop() }
+                            let process = Process()
+                            process.executableURL = try Subprocess.builtExecutable("bridge-child")
+                            process.arguments = ["one", String(base), marker]
+                            process.environment = ProcessInfo.processInfo.environment.merging(bridge.environment) { $1 }
+                            process.standardOutput = try FileHandle(forWritingTo: output)
+                            try process.run()
+                            process.waitUntilExit()  // blocks this pool thread, as tests do
+                        }
+                        try VCR.saveBoundCassette(cassette)
+                        return (marker, String(decoding: try Data(contentsOf: output), as: UTF8.self), cassette)
                     }
-                    try VCR.saveBoundCassette(cassette)
-                    return (marker, String(decoding: try Data(contentsOf: output), as: UTF8.self), cassette)
                 }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        #expect(results.count == count)
-        for (marker, output, cassette) in results {
-            // Answered while the pool was blocked: an answer that needed it would have come after the child's
-            // request timed out, and the child would say so.
-            #expect(output.hasPrefix("one: status 200 url \(base)/anything/one?marker=\(marker)\n"), "\(output)")
-            let urls = cassette.tape.scenes.compactMap { scene -> String? in
-                if case let .request(request) = scene.event { return request.url }
-                return nil
+            #expect(results.count == count)
+            for (marker, output, cassette) in results {
+                // Answered while the pool was blocked: an answer that needed it would have come after the child's
+                // request timed out, and the child would say so.
+                #expect(output.hasPrefix("one: status 200 url \(base)/anything/one?marker=\(marker)\n"), "\(output)")
+                let urls = cassette.tape.scenes.compactMap { scene -> String? in
+                    if case let .request(request) = scene.event { return request.url }
+                    return nil
+                }
+                #expect(urls == ["\(base)/anything/one?marker=\(marker)"], "\(marker): \(urls)")
             }
-            #expect(urls == ["\(base)/anything/one?marker=\(marker)"], "\(marker): \(urls)")
         }
     }
 }

@@ -5,6 +5,7 @@ import FoundationNetworking
 @testable import HTTPVCR
 import HTTPBinTestSupport
 import Testing
+import TestSupport
 
 /// What the bridge and `vcr serve` send upstream and hand back: httpbin's `/headers` echoes what arrived.
 @Suite struct UpstreamForwarderTests {
@@ -99,50 +100,27 @@ import Testing
         #expect((error as? URLError)?.code == .cancelled, "\(error)")
     }
 
-    /// The completion form from a plain thread, with every thread of the cooperative pool held: the bridge forwards
-    /// so while other tests may hold them all.
+    /// The completion form with every thread of the cooperative pool held: the others by blockers, this test's own
+    /// by its wait for the answer. Held once, never in a loop of tries that would hold up the other tests.
     @Test func completesWithTheCooperativePoolBlocked() async throws {
-        let request = URLRequest(url: try HTTPBin.url("/get?pool=blocked"))
-        let outcome = try await Self.offThePool { [forwarder] in
-            Self.withThePoolHeld {
-                let done = DispatchSemaphore(value: 0)
-                let status = Locked<Int?>(nil)
-                forwarder.send(request) { outcome in
-                    status.withLock { $0 = (try? outcome.get())?.1.statusCode }
-                    done.signal()
-                }
-                let answered = done.wait(timeout: .now() + 20) == .success
-                return (answered, status.withLock { $0 })
+        try await PoolHolding.inTurn {
+            let request = URLRequest(url: try HTTPBin.url("/get?pool=blocked"))
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            defer { for _ in 1..<max(width, 2) { release.signal() } }
+            for _ in 1..<max(width, 2) { Task.detached { Self.hold(started: started, until: release) } }
+            // Other tests may hold threads a while: the blockers start as they are freed.
+            let held = (1..<max(width, 2)).filter { _ in started.wait(timeout: .now() + 30) == .success }.count
+            #expect(held == max(width, 2) - 1, "pool threads held besides this test's")
+            let done = DispatchSemaphore(value: 0)
+            let status = Locked<Int?>(nil)
+            forwarder.send(request) { outcome in
+                status.withLock { $0 = (try? outcome.get())?.1.statusCode }
+                done.signal()
             }
+            #expect(done.wait(timeout: .now() + 20) == .success, "answered with the pool held")
+            #expect(status.withLock { $0 } == 200)
         }
-        let (answered, status) = try #require(outcome, "other tests kept the pool's threads busy through every try")
-        #expect(answered, "answered with the pool held")
-        #expect(status == 200)
-    }
-
-    /// Runs `body` on the calling thread (not one of the pool's) while every thread of the cooperative pool is held.
-    /// Other tests' synchronous work can keep threads busy for seconds, and some of it waits for work of its own on the
-    /// pool: a try that cannot hold them all within 2 s lets go again, so that other tests are held up no longer than
-    /// that, and the next try comes a moment later. Nil when no try could.
-    static func withThePoolHeld<T>(tries: Int = 60, _ body: () -> T) -> T? {
-        for _ in 0..<tries {
-            if let result = holdingThePool(body) { return result }
-            Thread.sleep(forTimeInterval: 0.5)
-        }
-        return nil
-    }
-
-    /// One try of ``withThePoolHeld(tries:_:)``: `body`'s result, or nil when the pool was not all held within 2 s.
-    private static func holdingThePool<T>(_ body: () -> T) -> T? {
-        let width = ProcessInfo.processInfo.activeProcessorCount
-        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        // Always let go, held or not: a blocker that starts late takes its signal and ends at once.
-        defer { for _ in 0..<width { release.signal() } }
-        // High priority: a thread that other work frees takes a blocker before the jobs queued behind it.
-        for _ in 0..<width { Task.detached(priority: .high) { Self.hold(started: started, until: release) } }
-        let deadline = DispatchTime.now() + 2
-        let held = (0..<width).filter { _ in started.wait(timeout: deadline) == .success }.count
-        return held == width ? body() : nil
     }
 
     /// Holds the pool thread it runs on until `release`.
