@@ -24,17 +24,19 @@ enum ServersUnderTest {
 
     /// Whether `url` is one a server under test answers: loopback, on a port a known process listens on.
     static func serve(_ url: URL) -> Bool {
-        serve(NetworkOrigin(url))
+        // On every request: one uncontended lock, and the URL read only while a server is known.
+        guard isAnyKnown else { return false }
+        return serve(NetworkOrigin(url))
     }
 
     /// ``serve(_:)-(URL)`` for an origin the network guard's proxy saw.
     static func serve(_ origin: NetworkOrigin?) -> Bool {
-        // One uncontended lock on every request: the rest only runs while a server is known.
-        let (isEmpty, named, listening) = state.withLock { ($0.isEmpty, $0.namedPorts, $0.listening) }
-        guard !isEmpty, let origin, origin.isLoopback else { return false }
-        if named[origin.port] != nil || listening.contains(origin.port) { return true }
+        guard isAnyKnown, let origin, origin.isLoopback else { return false }
+        if state.withLock({ $0.namedPorts[origin.port] != nil || $0.listening.contains(origin.port) }) { return true }
         return refreshedPorts().contains(origin.port)
     }
+
+    private static var isAnyKnown: Bool { state.withLock { !$0.isEmpty } }
 
     /// Reads again which ports the known processes listen on.
     private static func refreshedPorts() -> Set<Int> {

@@ -165,9 +165,10 @@ public struct VCRConfiguration: Sendable {
     /// The cassette is a copy nobody may write (a test bundle's, where the sources are out of reach): it replays
     /// as it is and records nothing, whatever the record mode. Set by the test integrations.
     package var isReadOnlyCopy = false
-    /// What a no-match message says to do: the library's settings, or the options of the tool that inserted the
-    /// cassette (`vcr serve`'s).
-    package var mismatchAdvice = MismatchAdvice.library
+    /// What a no-match message says to do: the options of the tool that inserted the cassette (`vcr serve`'s); nil,
+    /// the library's settings. Optional so that copies of a configuration (and of a playback's rules) retain nothing
+    /// more for it.
+    package var mismatchAdvice: MismatchAdvice?
 
     /// What filtered secrets are written as.
     public static let filteredPlaceholder = "[FILTERED]"

@@ -27,7 +27,7 @@ final class Playback: @unchecked Sendable {
         /// A request whose matches were all played replays the last of them again.
         let allowsPlaybackRepeats: Bool
         /// How the mismatch message says to record, or to repeat (``VCRConfiguration/mismatchAdvice``).
-        var mismatchAdvice = MismatchAdvice.library
+        var mismatchAdvice: MismatchAdvice?
         /// ``VCRConfiguration/replayTiming``'s factor on recorded offsets; nil: at once.
         var timingFactor: Double? = nil
         /// The configuration's request filters, for a tape recorded before them: a live request that matches
@@ -171,7 +171,7 @@ final class Playback: @unchecked Sendable {
             matchers: policy.matchers,
             requests: requests.map { RequestParts($0) },
             isPlayed: { state.matched[$0] },
-            advice: policy.mismatchAdvice
+            advice: policy.mismatchAdvice ?? .library
         ), cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)))
     }
 
