@@ -77,8 +77,10 @@ extension Bench {
             defer { bridge.stop() }
             return try await Self.launch(["--bridge-client", "\(count)"], environment: bridge.environment)
         }
-        guard cassette.takeFailures().isEmpty, let latencies = Latencies(line: output) else {
-            throw BenchFailure("the bridge client failed: \(output)")
+        // A quick run replays the first part of the cassette: the rest, reported as never asked for, is expected.
+        let failures = cassette.takeFailures().filter { $0.code != .requestsNeverCame || count == Self.reference }
+        guard failures.isEmpty, let latencies = Latencies(line: output) else {
+            throw BenchFailure("the bridge client failed: \(failures.map(\.message)) \(output.prefix(500))")
         }
         return latencies
     }
