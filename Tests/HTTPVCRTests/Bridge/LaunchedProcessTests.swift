@@ -208,7 +208,9 @@ import TestSupport
                 }
                 // All blockers running: every pool thread is held, so the waiter task, which holds its thread until it
                 // suspends in waitForExit(), has suspended.
-                for _ in 0..<width where running.wait(timeout: .now() + 30) == .timedOut {
+                // Other tests' synchronous work can hold a thread for many seconds before a blocker gets it.
+                let deadline = DispatchTime.now() + 120
+                for _ in 0..<width where running.wait(timeout: deadline) == .timedOut {
                     return (false, nil)
                 }
                 process.interrupt()

@@ -195,7 +195,9 @@ import TestSupport
                 let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
                 defer { for _ in 0..<width { release.signal() } }
                 for _ in 0..<width { Task.detached { started.signal(); release.wait() } }
-                let held = (1..<width).filter { _ in started.wait(timeout: .now() + 10) == .success }.count
+                // Other tests' synchronous work (a scenario process awaited) can hold a thread for many seconds.
+                let deadline = DispatchTime.now() + 120
+                let held = (1..<width).filter { _ in started.wait(timeout: deadline) == .success }.count
                 #expect(held == width - 1, "pool threads held besides the test's")
                 let start = DispatchTime.now()
                 bridge.stop()

@@ -110,7 +110,8 @@ import TestSupport
             defer { for _ in 1..<max(width, 2) { release.signal() } }
             for _ in 1..<max(width, 2) { Task.detached { Self.hold(started: started, until: release) } }
             // Other tests may hold threads a while: the blockers start as they are freed.
-            let held = (1..<max(width, 2)).filter { _ in started.wait(timeout: .now() + 30) == .success }.count
+            let deadline = DispatchTime.now() + 120
+            let held = (1..<max(width, 2)).filter { _ in started.wait(timeout: deadline) == .success }.count
             #expect(held == max(width, 2) - 1, "pool threads held besides this test's")
             let done = DispatchSemaphore(value: 0)
             let status = Locked<Int?>(nil)
