@@ -23,7 +23,8 @@ struct BridgeAnswer: Sendable {
 /// exchange at a time on a queue of its own (blocking socket calls never run on Swift's cooperative pool, nor on a
 /// URLSession's queues). It speaks only to ``LoopbackServer``, which frames every answer with Content-Length.
 ///
-/// A second URLSession (libcurl, on corelibs) costs some 260 µs a round trip on loopback; this costs a few tens.
+/// A second URLSession (libcurl, on corelibs) costs several times as much a round trip on loopback
+/// (Docs/Performance.md, the bridge).
 final class BridgeClient: Sendable {
     let port: UInt16
     private let idle = Locked<[BridgeSocket]>([])

@@ -31,7 +31,7 @@ struct CanInitNotes {
 
     /// Notes kept until their `startLoading` takes them, by the task's queue. The last one kept is held apart, where
     /// taking it hashes nothing: a request's `startLoading` mostly comes before the next request's `canInit`, and the
-    /// queue's hashing was most of what keeping and taking cost (some 450 instructions a request).
+    /// queue's hashing was most of what keeping and taking cost.
     struct ByQueue {
         private var last: (queue: OpaquePointer, notes: CanInitNotes)?
         private var earlier: [OpaquePointer: CanInitNotes] = [:]

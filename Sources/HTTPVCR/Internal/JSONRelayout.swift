@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes a JSON value's text in a ``JSONLayout`` in one pass over the text, without building a ``JSONValue``:
 /// what `layout.bytes(of:)` gives for the value ``LosslessJSONReader`` reads at the same place, at a fraction of
-/// the cost (a structured body in a cassette took ~30 K instructions to parse and write again).
+/// the cost (Docs/Performance.md).
 ///
 /// It accepts less than the reader, never more: at anything it is not sure of it answers nil, and the caller
 /// takes the reader's path, which gives the value or the error. `JSONRelayoutTests` compares both on generated

@@ -43,7 +43,7 @@ struct MatchIndex {
     private var guessesNextInTapeOrder = false
 
     /// The strings the key-based matchers make of a request, hashed once: a dictionary would hash every string
-    /// again for each lookup and insertion (SipHash, a thousand instructions for six short strings).
+    /// again for each lookup and insertion (SipHash over every string, every time).
     private struct Key: Hashable {
         let parts: [String]
         private let hash: UInt64

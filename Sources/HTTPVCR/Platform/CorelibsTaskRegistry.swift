@@ -40,8 +40,8 @@ extension Optional: OptionalProtocol {
 }
 
 /// An entry of corelibs' task registry (`URLSession._TaskRegistry._Behaviour`, an internal enum): how its task was
-/// made. Reading one with `Mirror` decodes the payload's function type each time (90 K instructions, as much as the
-/// rest of a replayed request). So each case's tag is learned once with `Mirror`, then read from the entry's bytes:
+/// made. Reading one with `Mirror` decodes the payload's function type each time (as much as the rest of a replayed
+/// request: Docs/Performance.md). So each case's tag is learned once with `Mirror`, then read from the entry's bytes:
 /// the tag in its last byte, the delegate of a `…WithTaskDelegate` case in the word at offset 16. Each learned fact
 /// is checked against `Mirror` the first time it is used and against simple invariants every time; where either
 /// fails, `Mirror` reads every entry (slow, never wrong).

@@ -79,7 +79,8 @@ struct StoredField: @unchecked Sendable {
 }
 
 /// A field that holds an `Object` through a class-bound existential, or an optional of one (`URLSessionProtocol!`),
-/// whose protocol may be internal. Cast from the field's type, a read costs some 500 instructions. Swift lays such an
+/// whose protocol may be internal. A cast from the field's type on every read costs more
+/// than the rest of the read (Docs/Performance.md). Swift lays such an
 /// existential out as the object's reference, then its witness tables (nil: a null reference); so once a cast has
 /// found the object in the field's first word, that word is read instead.
 final class ExistentialObjectField<Object: AnyObject>: Sendable {
