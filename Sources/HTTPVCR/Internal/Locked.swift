@@ -2,6 +2,7 @@
 import Darwin
 import os
 #else
+import Glibc
 import Synchronization
 #endif
 
@@ -21,8 +22,8 @@ import Synchronization
 /// cassette takes half a dozen of these locks, a request a dozen of their accesses. Copies share the state.
 ///
 /// The lock is the standard library's `Mutex` off Apple platforms (on Linux one atomic exchange each way and nothing to
-/// set up or tear down, some 50 instructions a lock fewer than `pthread_mutex_t`), and a `pthread_mutex_t` on Apple
-/// platforms, where `Mutex` needs macOS 15.
+/// set up or tear down: cheaper than `pthread_mutex_t`, Docs/Performance.md), told to ThreadSanitizer when it runs
+/// (``ThreadSanitizer``), and a `pthread_mutex_t` on Apple platforms, where `Mutex` needs macOS 15.
 package struct Locked<State>: @unchecked Sendable {
     private let storage: Storage
 
@@ -30,6 +31,7 @@ package struct Locked<State>: @unchecked Sendable {
         storage = Storage.make(state)
     }
 
+    @inline(__always)
     package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -42,7 +44,11 @@ package struct Locked<State>: @unchecked Sendable {
             // `Mutex` hands its own value over as `sending`, which the caller's state and result are not: it guards
             // nothing of its own, and the state stays beside it.
             var result: Result?
-            try lock.pointee.withLock { _ throws(Failure) in result = try body(&state.pointee) }
+            try lock.pointee.mutex.withLock { _ throws(Failure) in
+                lock.pointee.sanitizer?.acquired(lock)
+                defer { lock.pointee.sanitizer?.releasing(lock) }
+                result = try body(&state.pointee)
+            }
             return result.unsafelyUnwrapped
             #endif
         }
@@ -51,7 +57,11 @@ package struct Locked<State>: @unchecked Sendable {
     #if canImport(Darwin)
     private typealias Lock = pthread_mutex_t
     #else
-    private typealias Lock = Mutex<Void>
+    /// The mutex, and ThreadSanitizer's hooks when the process runs under it (read once, when the lock is made).
+    private struct Lock: ~Copyable {
+        let mutex = Mutex(())
+        let sanitizer = ThreadSanitizer.hooks
+    }
     #endif
 
     /// The state as the header, the lock as the one element: `ManagedBuffer` keeps both at a fixed address.
@@ -66,7 +76,7 @@ package struct Locked<State>: @unchecked Sendable {
                 lock.initialize(to: pthread_mutex_t())
                 pthread_mutex_init(lock, nil)
                 #else
-                lock.initialize(to: Mutex(()))
+                lock.initialize(to: Lock())
                 #endif
             }
             return storage
@@ -84,7 +94,7 @@ package struct Locked<State>: @unchecked Sendable {
 }
 
 /// ``Locked``'s state and lock kept in an object of their own making: for an object made per request, where a
-/// separate allocation for its state shows (some 500 instructions a request to make and free). Subclass it; the state
+/// separate allocation for its state shows in a request's cost. Subclass it; the state
 /// is reached only inside ``withLock(_:)``, as with ``Locked``.
 ///
 /// The state is stored without Swift's dynamic exclusivity checks: the lock is what keeps its accesses apart, and
@@ -97,12 +107,14 @@ class LockedObject<State>: @unchecked Sendable {
     private let lock = OSAllocatedUnfairLock()
     #else
     private let lock = Mutex(())
+    private let sanitizer = ThreadSanitizer.hooks
     #endif
 
     init(_ state: consuming State) {
         self.state = state
     }
 
+    @inline(__always)
     final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -113,8 +125,40 @@ class LockedObject<State>: @unchecked Sendable {
         #else
         // As in `Locked`: `Mutex` hands over its own (empty) value only.
         var result: Result?
-        try lock.withLock { _ throws(Failure) in result = try body(&state) }
+        try lock.withLock { _ throws(Failure) in
+            sanitizer?.acquired(self)
+            defer { sanitizer?.releasing(self) }
+            result = try body(&state)
+        }
         return result.unsafelyUnwrapped
         #endif
     }
 }
+
+#if !canImport(Darwin)
+/// ThreadSanitizer's own annotations, when the process runs under it (`swift test --sanitize=thread`), else nil.
+///
+/// `Synchronization.Mutex` locks with atomics inside the standard library, which is not built for the sanitizer: it
+/// does not see the lock, and reports every state a lock guards as a race (21 reports in this suite). Telling it
+/// "acquired" and "releasing" at the lock's address gives it the order the lock makes. Found with `dlsym`, as the
+/// Swift runtime finds them for its own annotations; without the sanitizer a lock pays one nil check each way.
+struct ThreadSanitizer: Sendable {
+    private typealias Annotation = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    private let acquire: Annotation
+    private let release: Annotation
+
+    static let hooks: ThreadSanitizer? = {
+        guard let acquire = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_acquire"),
+              let release = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_release")
+        else { return nil }
+        return ThreadSanitizer(acquire: unsafeBitCast(acquire, to: Annotation.self),
+                               release: unsafeBitCast(release, to: Annotation.self))
+    }()
+
+    // Out of line: the locks are inlined everywhere, and without the sanitizer these are never called.
+    @inline(never) func acquired(_ lock: UnsafeMutableRawPointer) { acquire(lock) }
+    @inline(never) func releasing(_ lock: UnsafeMutableRawPointer) { release(lock) }
+    @inline(never) func acquired(_ object: AnyObject) { acquire(Unmanaged.passUnretained(object).toOpaque()) }
+    @inline(never) func releasing(_ object: AnyObject) { release(Unmanaged.passUnretained(object).toOpaque()) }
+}
+#endif

@@ -183,7 +183,7 @@ import Testing
         #expect(BodyRewriter.rewrite(binary, contentType: nil, replacing: ["a": nil]) == binary)
     }
 
-    @Test func rewritesAFiveMegabyteBodyQuickly() throws {
+    @Test func rewritesAFiveMegabyteBody() throws {
         var body = #"{"items":["#
         var expected = body
         var index = 0
@@ -197,15 +197,10 @@ import Testing
         body += "]}"
         expected += "]}"
         let data = Data(body.utf8)
-        let clock = ContinuousClock()
-        var result: Data?
-        let elapsed = clock.measure {
-            result = BodyRewriter.rewriteJSON(data, replacing: ["token": "T", "password": nil])
-        }
-        let rewritten = try #require(result)
+        // Its speed is no assertion here (a timed test fails on a loaded machine or under ThreadSanitizer, and says
+        // nothing a benchmark would not): a rewrite that went quadratic would take minutes on these 5 MB.
+        let rewritten = try #require(BodyRewriter.rewriteJSON(data, replacing: ["token": "T", "password": nil]))
         #expect(rewritten == Data(expected.utf8))
-        // Linear time: a few hundred milliseconds in debug; the bound leaves room for a loaded CI machine.
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
         let untouched = BodyRewriter.rewriteJSON(data, replacing: ["absent": nil])
         #expect(untouched == data)
     }
