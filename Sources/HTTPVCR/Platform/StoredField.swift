@@ -13,7 +13,7 @@ struct StoredField: @unchecked Sendable {
     /// The field's type, as the runtime knows it (often a type internal to its module).
     let type: Any.Type
 
-    /// The field `name` declared by `owner` itself (not by a superclass).
+    /// The field `name` of `owner`, declared by it or by a superclass (the runtime's walk includes them).
     init?(_ name: String, of owner: Any.Type) {
         var found: (offset: Int, type: Any.Type)?
         // `.classType` (a `static var`, which Swift 6 refuses to read here) is bit 0.
