@@ -116,6 +116,29 @@ extension VCRTests {
             }
         }
 
+        @Test func aCassetteRecordedWhenTheDefaultsWonStillReplays() async throws {
+            let folder = try TemporaryFolder()
+            let url = try HTTPBin.url("/anything/earlier?appid=\(appID)&units=metric")
+            try await holdingCassettes {
+                // Taped as before placeholders won: `appid=[FILTERED]` (here, the value was not set).
+                try await withCassette("earlier", in: folder.path, { $0.sensitiveData = ["<APP_ID>": { nil }] }) { _ in
+                    _ = try await session.data(from: url)
+                }
+                let file = folder.url.appendingPathComponent("earlier.json")
+                #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("appid=%5BFILTERED%5D"))
+                let before = try HTTPBin.settledRequestCount()
+                try await withCassette("earlier", in: folder.path, {
+                    configure(&$0)
+                    $0.recordMode = .never
+                }) { cassette in
+                    let (_, response) = try await session.data(from: url)
+                    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                    #expect(cassette.allPlayed)
+                }
+                #expect(try HTTPBin.requests(since: before, to: ["/anything/earlier"]).isEmpty)
+            }
+        }
+
         @Test func oneValueIsWrittenAsOnePlaceholderWhicheverOrderTheDictionaryHas() {
             var configuration = VCRConfiguration()
             configuration.sensitiveData = ["<B>": { "same-value" }, "<A>": { "same-value" }, "<C>": { "other-value" }]
