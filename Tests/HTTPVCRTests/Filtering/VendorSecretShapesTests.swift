@@ -103,6 +103,18 @@ extension VCRTests {
             }
         }
 
+        /// Docs/Filters.md says which vendors' keys are filtered: every vendor of the list, by its name.
+        @Test func theDocsNameEveryVendorShape() throws {
+            let docs = String(decoding: try Data(contentsOf: packageRoot.appendingPathComponent("Docs/Filters.md")), as: UTF8.self)
+            let section = try #require(docs.range(of: "### Vendor keys")).upperBound
+            let rest = docs[section...]
+            let vendorKeys = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+            for name in SecretShapes.vendorShapes.map(\.name) {
+                let vendor = String(name.prefix { $0 != " " })
+                #expect(vendorKeys.contains(vendor), "Docs/Filters.md's vendor keys do not name \(vendor)")
+            }
+        }
+
         @Test func everyVendorKeyIsAbsentFromTheWrittenFileAndTheCassetteReplays() async throws {
             let keys = FakeKeys.all()
             let folder = try TemporaryFolder()
