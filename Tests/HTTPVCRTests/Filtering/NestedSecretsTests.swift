@@ -48,12 +48,7 @@ extension VCRTests {
             form.httpBody = Data("grant_type=authorization_code&redirect_uri=\(Self.encoded(formCallback))".utf8)
 
             func run() async throws -> [Int] {
-                var statuses: [Int] = []
-                for request in [URLRequest(url: direct), URLRequest(url: chain), form] {
-                    let (_, response) = try await session.data(for: request)
-                    statuses.append((response as? HTTPURLResponse)?.statusCode ?? 0)
-                }
-                return statuses
+                try await statuses(of: [URLRequest(url: direct), URLRequest(url: chain), form], through: session)
             }
             try await holdingCassettes {
                 let recorded = try await withCassette("nested", in: folder.path) { _ in try await run() }
@@ -77,14 +72,7 @@ extension VCRTests {
                 #expect(text.contains("state%3Dxyz") || text.contains("state=xyz"))
                 #expect(text.contains("grant_type=authorization_code"))
 
-                let before = try HTTPBin.settledRequestCount()
-                let replayed = try await withCassette("nested", in: folder.path, { $0.recordMode = .never }) { cassette in
-                    let replayed = try await run()
-                    #expect(cassette.allPlayed)
-                    return replayed
-                }
-                #expect(replayed == recorded)
-                #expect(try HTTPBin.requests(since: before, to: HTTPBin.targets(of: tape)).isEmpty)
+                #expect(try await replayOffline("nested", in: folder.url) { try await run() } == recorded)
             }
         }
 
