@@ -23,9 +23,10 @@ enum LintCommand {
                 'vcr show' does. Looked for: Authorization, Proxy-Authorization, Cookie, Set-Cookie and \
                 API-key-like headers (X-Api-Key, X-Auth-Token, ...) in clear; query parameters, form fields and \
                 JSON keys (at any depth) named like token, secret, password, api_key, access_token, \
-                client_secret; bearer tokens, JWTs, AWS access key IDs, private key blocks and GitHub, Slack, \
-                Stripe and Google API keys in any header, URL or body. Bodies are read decompressed, and \
-                base64 bodies decoded.
+                client_secret; bearer tokens, JWTs, AWS access key IDs, private key blocks, GitHub, Slack, \
+                Stripe and Google API keys, and some fifty more vendors' keys with a fixed prefix (SendGrid, \
+                GitLab, OpenAI, npm, ...: Docs/Filters.md lists them) in any header, URL or body. Bodies are \
+                read decompressed, and base64 bodies decoded.
 
                 Values written by filters are not findings: [FILTERED] (HTTPVCR's), <filtered>, REDACTED, \
                 [REDACTED], ***, xxxx and the like, and any --placeholder.

@@ -171,7 +171,7 @@ enum RequestFilter {
         if filtersByName {
             let placeholder = SecretValues.urlPlaceholder
             // The userinfo of a URL is a credential, whatever it holds.
-            if let password = components.password {
+            if let password = components.password, !secrets.isNamedPlaceholder(password) {
                 removed.insert(password)
                 components.percentEncodedPassword = placeholder
             }
@@ -184,7 +184,7 @@ enum RequestFilter {
                 }
                 let secret = pairs.filter { pair in
                     secrets.isSecret(queryName: pair.name) && !exempt.contains(pair.name)
-                        && pair.value != VCRConfiguration.filteredPlaceholder
+                        && pair.value != VCRConfiguration.filteredPlaceholder && !secrets.isNamedPlaceholder(pair.value)
                 }
                 if !secret.isEmpty {
                     removed.insert(contentsOf: secret.map(\.value))
@@ -195,9 +195,29 @@ enum RequestFilter {
                         .replacing(replacing), to: query, of: request, removed: &replaced
                     )
                 }
+                filterNestedSecrets(in: &components, secrets: secrets, removed: &removed)
             }
         }
         return components.url ?? url
+    }
+
+    /// The parameters whose values nest URLs with secrets, rewritten (``SecretFilter/filteringNestedSecrets(in:removed:depth:)``);
+    /// the others keep their bytes.
+    private static func filterNestedSecrets(
+        in components: inout URLComponents, secrets: SecretFilter, removed: inout SecretValues
+    ) {
+        guard let query = components.percentEncodedQuery, SecretFilter.mayNest(Substring(query)) else { return }
+        var changed = false
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { raw -> String in
+            guard let equals = raw.firstIndex(of: "="), SecretFilter.mayNest(raw[raw.index(after: equals)...]) else {
+                return String(raw)
+            }
+            let pair = QueryFilter.Pair(raw: String(raw))
+            guard let inner = secrets.filteringNestedSecrets(in: pair.value, removed: &removed) else { return String(raw) }
+            changed = true
+            return QueryFilter.Pair(name: pair.name, value: inner).raw
+        }
+        if changed { components.percentEncodedQuery = pairs.joined(separator: "&") }
     }
 
     /// ``filter(_:of:with:)`` on a URL held as text; text that is not a URL is returned unchanged.
@@ -238,7 +258,7 @@ enum RequestFilter {
         }
         var exempt: [String] = []
         if case let .replacing(replacements)? = configuration.headersFilter { exempt = Array(replacements.keys) }
-        for (field, value) in fields where !isFilteredPlaceholder(value) {
+        for (field, value) in fields where !isFilteredPlaceholder(value) && !secrets.isNamedPlaceholder(value) {
             guard secureHeaders.contains(field)
                 || (secrets.isSecret(headerName: field) && !exempt.contains(where: { $0.equalsIgnoringASCIICase(field) }))
             else {

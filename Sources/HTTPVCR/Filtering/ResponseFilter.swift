@@ -102,12 +102,14 @@ enum ResponseFilter {
             body = replacedBody ?? Data()
         }
 
-        filterURLs(of: &recorded, request: request, configuration: configuration)
-        let sensitive = SensitiveData(configuration)
-        if !sensitive.isEmpty {
+        // Named placeholders first, as on the request: a value the configuration names is written as its own
+        // placeholder, which the URL and secret filters then leave as it is.
+        if !configuration.sensitiveData.isEmpty {
+            let sensitive = SensitiveData(configuration)
             sensitive.hiding(in: &recorded)
             body = sensitive.hiding(body)
         }
+        filterURLs(of: &recorded, request: request, configuration: configuration)
         var removed = requestSecrets
         body = filterSecrets(of: &recorded, body: body, removed: &removed, configuration: configuration)
         let encodingRemoved = announcedEncoding != nil && recorded.headers[field: "Content-Encoding"] == nil
@@ -136,7 +138,7 @@ enum ResponseFilter {
                 let header = recorded.headers[index]
                 guard header.value != VCRConfiguration.filteredPlaceholder else { continue }
                 recorded.headers[index].value = header.name.equalsIgnoringASCIICase("Set-Cookie")
-                    ? SecretValues.filteringCookies(header.value, removed: &removed)
+                    ? SecretValues.filteringCookies(header.value, removed: &removed, keeping: secrets.isNamedPlaceholder)
                     : secrets.filterHeader(name: header.name, value: header.value, removed: &removed)
             }
             var exempt: [String: String?]?
@@ -175,8 +177,8 @@ enum ResponseFilter {
         removed: inout SecretValues
     ) -> (RecordedResponse, RecordedRequest) {
         var recorded = RecordedResponse(response)
+        if !configuration.sensitiveData.isEmpty { SensitiveData(configuration).hiding(in: &recorded) }
         filterURLs(of: &recorded, request: request, configuration: configuration)
-        SensitiveData(configuration).hiding(in: &recorded)
         var hopSecrets = requestSecrets
         _ = filterSecrets(of: &recorded, body: Data(), removed: &hopSecrets, configuration: configuration)
         removed.formUnion(hopSecrets)
@@ -194,8 +196,8 @@ enum ResponseFilter {
         requestSecrets: SecretValues = SecretValues()
     ) -> RecordedError {
         var recorded = RecordedError(error)
+        if !configuration.sensitiveData.isEmpty { SensitiveData(configuration).hiding(in: &recorded) }
         filterFailingURL(of: &recorded, request: request, configuration: configuration)
-        SensitiveData(configuration).hiding(in: &recorded)
         var removed = requestSecrets
         let secrets = SecretFilter(configuration: configuration)
         for value in recorded.userInfo.values { secrets.takeShapedSecrets(in: value, into: &removed) }

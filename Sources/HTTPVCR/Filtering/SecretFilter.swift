@@ -12,11 +12,32 @@ struct SecretFilter {
     let filtersSecrets: Bool
     /// ``VCRConfiguration/secretNames``.
     let secretNames: Set<String>
+    /// The ``VCRConfiguration/sensitiveData`` placeholders that stand for a value: a named placeholder wins over
+    /// the secure defaults, so a value it stands for is kept as it (``isNamedPlaceholder(_:)``). A placeholder
+    /// whose value is not set (in CI) stands for nothing: the defaults filter it as any value, so that a live
+    /// request and a recording holding it still match.
+    let namedPlaceholders: Set<String>
 
-    /// Only the two settings are kept: this is made for every live request, and a configuration is a large copy.
+    /// Only these settings are kept: this is made for every live request, and a configuration is a large copy.
     init(configuration: VCRConfiguration) {
         filtersSecrets = configuration.filtersSecrets
         secretNames = configuration.secretNames
+        // Resolving the placeholders calls the configuration's closures: only when there are some.
+        namedPlaceholders = configuration.sensitiveData.isEmpty ? [] : SensitiveData(configuration).placeholders
+    }
+
+    /// Whether `value` is (or, after a scheme such as `Bearer`, holds only) a ``VCRConfiguration/sensitiveData``
+    /// placeholder, percent-encoded or not: the value is hidden already, and stays as the placeholder.
+    func isNamedPlaceholder(_ value: String) -> Bool {
+        guard !namedPlaceholders.isEmpty else { return false }
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if isNamed(text) { return true }
+        guard let (_, credentials) = SecretValues.authorization(text) else { return false }
+        return isNamed(credentials)
+    }
+
+    private func isNamed(_ text: String) -> Bool {
+        namedPlaceholders.contains(text) || (text.contains("%") && namedPlaceholders.contains(FormCoding.decode(text)))
     }
 
     /// Names a `.replacing` filter of the configuration takes care of: its replacement wins over the placeholder.
@@ -43,11 +64,15 @@ struct SecretFilter {
         return filtersSecrets && SecretNames.isSecret(key: name, inURL: true)
     }
 
-    /// Whether a (percent-encoded) query has a parameter named like a secret.
+    /// Whether a (percent-encoded) query has a parameter named like a secret, or a secret in a URL or query
+    /// nested in a parameter's value (``filteringNestedSecrets(in:removed:depth:)``).
     func hasSecretName(inQuery query: String) -> Bool {
         query.split(separator: "&").contains { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return isSecret(queryName: FormCoding.decode(String(name)))
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if isSecret(queryName: FormCoding.decode(String(parts[0]))) { return true }
+            guard parts.count == 2, Self.mayNest(parts[1]) else { return false }
+            var nested = SecretValues()
+            return filteringNestedSecrets(in: FormCoding.decode(String(parts[1])), removed: &nested) != nil
         }
     }
 
@@ -81,13 +106,41 @@ struct SecretFilter {
         // Only JSON and forms have keys: an image, a stream of bytes or an HTML page is not read for them.
         guard let contentType = Self.typeForSecrets(of: body, contentType: contentType), Self.isJSONOrForm(contentType)
         else { return body }
+        var body = body
+        if contentType.containsIgnoringASCIICase("x-www-form-urlencoded") {
+            body = filteringNestedSecrets(inForm: body, contentType: contentType, removed: &removed)
+        }
         let keys = secretKeys(in: body, contentType: contentType).subtracting(exempt)
         guard !keys.isEmpty else { return body }
-        removed.insert(contentsOf: BodyRewriter.values(forKeys: keys, in: body, contentType: contentType))
         let placeholder: String? = VCRConfiguration.filteredPlaceholder
+        guard namedPlaceholders.isEmpty else {
+            return filterBody(body, contentType: contentType, keepingNamedPlaceholders: keys, removed: &removed)
+        }
+        removed.insert(contentsOf: BodyRewriter.values(forKeys: keys, in: body, contentType: contentType))
         return BodyRewriter.rewrite(
             body, contentType: contentType, replacing: Dictionary(uniqueKeysWithValues: keys.map { ($0, placeholder) })
         )
+    }
+
+    /// ``filterBody(_:contentType:exempt:removed:)`` where named placeholders win: a key whose values are all
+    /// placeholders keeps them, and a key with one value is written as a header of its name would be (a cookie
+    /// list echoed in JSON keeps its placeholder cookies, `Bearer <TOKEN>` stays).
+    private func filterBody(
+        _ body: Data, contentType: String, keepingNamedPlaceholders keys: Set<String>, removed: inout SecretValues
+    ) -> Data {
+        var replacements: [String: String?] = [:]
+        for key in keys {
+            let values = Set(BodyRewriter.values(forKeys: [key], in: body, contentType: contentType))
+            if values.allSatisfy(isNamedPlaceholder) { continue }
+            if values.count == 1, let value = values.first {
+                replacements[key] = filterHeader(name: key, value: value, removed: &removed)
+            } else {
+                removed.insert(contentsOf: values)
+                replacements[key] = VCRConfiguration.filteredPlaceholder
+            }
+        }
+        guard !replacements.isEmpty else { return body }
+        return BodyRewriter.rewrite(body, contentType: contentType, replacing: replacements)
     }
 
     /// Adds the secrets `text` holds by their shape (``SecretShapes``) to `removed`, whatever they are called, so
@@ -107,12 +160,15 @@ struct SecretFilter {
 
     /// A header value as it is written: a cookie list keeps its names and attributes, every other secret header
     /// becomes the placeholder. Returns the secrets it removed in `removed`.
+    /// A value that is a named placeholder (``isNamedPlaceholder(_:)``) stays, and so does each cookie's.
     func filterHeader(name: String, value: String, removed: inout SecretValues) -> String {
-        removed.insert(value)
+        guard !isNamedPlaceholder(value) else { return value }
         let lower = name.lowercased()
         if lower == "set-cookie" || lower == "cookie" {
-            return SecretValues.filteringCookies(value, removed: &removed)
+            if namedPlaceholders.isEmpty { removed.insert(value) }
+            return SecretValues.filteringCookies(value, removed: &removed, keeping: isNamedPlaceholder)
         }
+        removed.insert(value)
         if let (scheme, credentials) = SecretValues.authorization(value) {
             removed.insert(credentials)
             if scheme.lowercased() == "basic", let decoded = Data(base64Encoded: credentials),
@@ -136,6 +192,9 @@ struct SecretValues {
     )
 
     private(set) var values: Set<String> = []
+    private static let lettersAndDigits = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    )
 
     var isEmpty: Bool { values.isEmpty }
 
@@ -162,6 +221,10 @@ struct SecretValues {
             forms.insert(value)
             forms.insert(String(decoding: FormCoding.encode(value, as: .query), as: UTF8.self))
             forms.insert(String(decoding: FormCoding.encode(value, as: .body), as: UTF8.self))
+            // As a server echoing a URL may write it: every byte but letters and digits encoded (`%2D` for `-`).
+            if let encoded = value.addingPercentEncoding(withAllowedCharacters: Self.lettersAndDigits) {
+                forms.insert(encoded)
+            }
             forms.insert(Data(value.utf8).base64EncodedString())
         }
         return forms.sorted { $0.count > $1.count }
@@ -202,7 +265,9 @@ struct SecretValues {
     /// as the placeholder: names and attributes stay, so a replayed `Set-Cookie` still parses. Several `Set-Cookie`
     /// fields joined into one (`a=1; Path=/, b=2`, as corelibs hands them over) are taken apart first: every cookie's
     /// value goes, not only the first one's.
-    static func filteringCookies(_ value: String, removed: inout SecretValues) -> String {
+    static func filteringCookies(
+        _ value: String, removed: inout SecretValues, keeping isKept: (String) -> Bool = { _ in false }
+    ) -> String {
         let attributes = SecretNames.cookieAttributes
         let isSetCookie = value.contains { $0 == ";" } && value.split(separator: ";").dropFirst().contains { part in
             attributes.contains(part.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "")
@@ -211,7 +276,8 @@ struct SecretValues {
             // Cookies joined by commas: each is one `Set-Cookie`.
             let cookies = setCookies(in: value)
             if cookies.count > 1 {
-                return cookies.map { filteringCookies(String($0), removed: &removed) }.joined(separator: ",")
+                return cookies.map { filteringCookies(String($0), removed: &removed, keeping: isKept) }
+                    .joined(separator: ",")
             }
         }
         var parts: [String] = []
@@ -227,7 +293,12 @@ struct SecretValues {
                 parts.append(piece)
                 continue
             }
-            removed.insert(String(piece[piece.index(after: equals)...]))
+            let cookie = String(piece[piece.index(after: equals)...])
+            guard !isKept(cookie) else {
+                parts.append(piece)
+                continue
+            }
+            removed.insert(cookie)
             parts.append(name + "=" + VCRConfiguration.filteredPlaceholder)
         }
         let filtered = parts.joined(separator: ";")
@@ -235,7 +306,7 @@ struct SecretValues {
         // A `Set-Cookie` whose attributes hold a comma may still be several cookies (`a=1; Path=/, b=2; Path=/`).
         let cookies = setCookies(in: value)
         guard cookies.count > 1 else { return filtered }
-        return cookies.map { filteringCookies(String($0), removed: &removed) }.joined(separator: ",")
+        return cookies.map { filteringCookies(String($0), removed: &removed, keeping: isKept) }.joined(separator: ",")
     }
 
     /// The cookies of `Set-Cookie` fields joined by commas: a comma starts the next cookie where a cookie name and

@@ -242,7 +242,8 @@ package struct SecretScanner {
             walkJSON(object, path: "", as: location, into: &report)
         } else if type.contains("x-www-form-urlencoded") || (type.isEmpty && Self.looksLikeForm(text)) {
             for (name, value) in FormCoding.decodePairs(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                guard SecretNames.isSecret(key: name), !value.isEmpty, !isPlaceholder(value) else { continue }
+                guard SecretNames.isSecret(key: name), !value.isEmpty, !isPlaceholderHeaderValue(value, name: name)
+                else { continue }
                 report.add(
                     "\(location) form field \(name)",
                     base: location,
@@ -263,7 +264,8 @@ package struct SecretScanner {
                 let value = dictionary[key] as Any
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
                 if let text = value as? String {
-                    if SecretNames.isSecret(key: key), !text.isEmpty, !isPlaceholder(text) {
+                    // An echoed header (`"Authorization": "Bearer <TOKEN>"`) hides its secret as the header does.
+                    if SecretNames.isSecret(key: key), !text.isEmpty, !isPlaceholderHeaderValue(text, name: key) {
                         report.add(
                             "\(location) JSON key \(childPath)",
                             base: location,

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Credentials known by their shape, whatever they are called: private key blocks, JWTs, bearer tokens, AWS access
-/// key IDs, GitHub, Slack and Stripe tokens, Google API keys. The one list: `vcr lint` reports what it finds
+/// key IDs, GitHub, Slack and Stripe tokens, Google API keys, and the vendors' keys with a fixed prefix and a known
+/// length that gitleaks finds without a keyword next to them (``vendorShapes``). The one list: `vcr lint` reports what it finds
 /// (``SecretScanner``), and the recording filters take the same values out, wherever they stand
 /// (``SecretFilter/shapedSecrets(in:into:)``), so that a recording is never refused for a shape it could have
 /// filtered.
@@ -19,7 +20,7 @@ package enum SecretShapes {
         package let shown: String
     }
 
-    private struct Shape {
+    struct Shape {
         let name: String
         let regex: NSRegularExpression
         /// The capture group that holds the secret (0: the whole match).
@@ -27,43 +28,51 @@ package enum SecretShapes {
         /// Texts one of which every match contains: the regular expression runs only where one is found.
         let anchors: [[UInt8]]
         let anchorsIgnoreCase: Bool
-    }
 
-    private static let shapes: [Shape] = {
-        func shape(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false)
-            -> Shape
-        {
+        init(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false) {
             // The patterns are fixed and tested; a failure here is a programming error. Anchors of three bytes or
             // more: texts are scanned by pairs, then triples of bytes (`startsAnchorPair`, `mayStartAnchor`).
             precondition(anchors.allSatisfy { $0.utf8.count >= 3 })
-            return Shape(
-                name: name, regex: try! NSRegularExpression(pattern: pattern), group: group,
-                anchors: anchors.map { Array($0.utf8) }, anchorsIgnoreCase: ignoringCase
-            )
+            self.name = name
+            regex = try! NSRegularExpression(pattern: pattern)
+            self.group = group
+            self.anchors = anchors.map { Array($0.utf8) }
+            anchorsIgnoreCase = ignoringCase
         }
-        return [
-            // The whole block, to its END line (or the end of the text, for one cut short); in a JSON string its line
-            // breaks are `\n` escapes, which the block takes along.
-            shape(
-                "private key block",
-                #"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN )[\s\S])*?(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\z)"#,
-                anchors: ["-----BEGIN "]
-            ),
-            shape("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, anchors: ["eyJ"]),
-            shape(
-                "bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, group: 1, anchors: ["bearer"],
-                ignoringCase: true
-            ),
-            shape("AWS access key ID", #"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"#, anchors: ["AKIA", "ASIA"]),
-            shape(
-                "GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#,
-                anchors: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
-            ),
-            shape("Slack token", #"\bxox[abposr]-[A-Za-z0-9-]{10,}"#, anchors: ["xox"]),
-            shape("Stripe secret key", #"\b[sr]k_live_[A-Za-z0-9]{16,}\b"#, anchors: ["k_live_"]),
-            shape("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, anchors: ["AIza"]),
-        ]
-    }()
+    }
+
+    /// The shapes every text is scanned for: the common credentials here, then the vendors' keys
+    /// (``vendorShapes``).
+    private static let shapes: [Shape] = [
+        // The whole block, to its END line (or the end of the text, for one cut short); in a JSON string its line
+        // breaks are `\n` escapes, which the block takes along.
+        Shape(
+            "private key block",
+            #"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----(?:(?!-----BEGIN )[\s\S])*?(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|\z)"#,
+            anchors: ["-----BEGIN "]
+        ),
+        Shape("JWT", #"eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"#, anchors: ["eyJ"]),
+        Shape(
+            "bearer token", #"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, group: 1, anchors: ["bearer"],
+            ignoringCase: true
+        ),
+        Shape(
+            "AWS access key ID", #"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"#, anchors: ["AKIA", "ASIA", "ABIA", "ACCA"]
+        ),
+        Shape(
+            "GitHub token", #"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"#,
+            anchors: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
+        ),
+        Shape(
+            "Slack token", #"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+"#,
+            anchors: ["xox", "xapp-"]
+        ),
+        Shape(
+            "Stripe secret key", #"\b[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}\b"#,
+            anchors: ["k_live_", "k_test_", "k_prod_"]
+        ),
+        Shape("Google API key", #"\bAIza[0-9A-Za-z_-]{35}\b"#, anchors: ["AIza"]),
+    ] + vendorShapes
 
     /// The shapes' names, as Docs/Filters.md lists them.
     package static var names: [String] { shapes.map(\.name) }
@@ -156,8 +165,9 @@ package enum SecretShapes {
     }
 
     /// The fewest bytes a match holds from the first byte of its anchor on: a JWT's 11 (`eyJa.eyJb.c`); the other
-    /// shapes need more (a bearer token 15, an AWS key ID 20). Every match holds one of its shape's anchors, in ASCII,
-    /// at its start or, for `[sr]k_live_`, one byte in; a match's UTF-16 units are as many UTF-8 bytes or fewer.
+    /// shapes need more (a bearer token 15, an AWS key ID 20, a Slack app token 12). Every match holds one of its
+    /// shape's anchors, in ASCII, at its start or inside it (`[sr]k_live_` one byte in, a Terraform token's
+    /// `.atlasv1.` 14 bytes in, followed by 60 more); a match's UTF-16 units are as many UTF-8 bytes or fewer.
     private static let shortestFromAnchor = 11
 
     /// Whether a byte starts some anchor: most bytes of a text start none, and are passed at once.

@@ -134,13 +134,13 @@ struct TapeRedaction {
     private func filterSecrets(of response: inout RecordedResponse, request: URLRequest) {
         guard filtersSecrets else { return }
         var removed = RequestFilter.secrets(of: request, with: configuration)
-        SensitiveData(configuration).hiding(in: &response)
         _ = ResponseFilter.filterSecrets(of: &response, body: Data(), removed: &removed, configuration: configuration)
     }
 
     /// A final response and its body through ``ResponseFilter``.
     func response(_ recorded: RecordedResponse, chunks: [Data], request: URLRequest) -> (RecordedResponse, [Data]) {
         var result = recorded
+        hideSensitiveData(in: &result)
         ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
         filterSecrets(of: &result, request: request)
@@ -178,18 +178,25 @@ struct TapeRedaction {
     /// writes them.
     func redirect(_ recorded: RecordedResponse, request: URLRequest) -> RecordedResponse {
         var result = recorded
+        hideSensitiveData(in: &result)
         ResponseFilter.filterURLs(of: &result, request: request, configuration: configuration)
         replaceHeaders(&result.headers)
         filterSecrets(of: &result, request: request)
         return result
     }
 
+    /// ``VCRConfiguration/sensitiveData`` before the URL filters, as recording does.
+    private func hideSensitiveData(in response: inout RecordedResponse) {
+        guard !configuration.sensitiveData.isEmpty else { return }
+        SensitiveData(configuration).hiding(in: &response)
+    }
+
     /// An error with its failing URL filtered, as ``ResponseFilter/filterError(_:request:configuration:)`` does.
     func error(_ recorded: RecordedError, request: URLRequest) -> RecordedError {
         var result = recorded
+        if !configuration.sensitiveData.isEmpty { SensitiveData(configuration).hiding(in: &result) }
         ResponseFilter.filterFailingURL(of: &result, request: request, configuration: configuration)
         guard filtersSecrets else { return result }
-        SensitiveData(configuration).hiding(in: &result)
         let removed = RequestFilter.secrets(of: request, with: configuration)
         for (key, value) in result.userInfo { result.userInfo[key] = removed.replacingEchoes(in: value) }
         return result

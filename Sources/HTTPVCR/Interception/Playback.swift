@@ -34,6 +34,10 @@ final class Playback: @unchecked Sendable {
         /// nothing is matched again against the tape's requests as these filters would write them now (a cassette
         /// recorded before ``VCRConfiguration/filtersSecrets`` holds its secrets in clear, and still replays).
         var refilter: (@Sendable (RecordedRequest) -> RecordedRequest)? = nil
+        /// A live request as the filters wrote it before ``VCRConfiguration/sensitiveData`` placeholders won over the
+        /// secure defaults (`[FILTERED]` where a placeholder stands under a secret name), for a tape recorded then;
+        /// nil when that is the same request. Set only when the configuration has placeholders.
+        var beforePlaceholdersWon: (@Sendable (FilteredRequest) -> FilteredRequest?)? = nil
     }
 
     private let scenes: [Scene]
@@ -157,6 +161,9 @@ final class Playback: @unchecked Sendable {
         if sendsEveryRequest { return .record }
         if startReplay(of: request, in: &state, recipient) { return .replaying }
         if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
+        if let earlier = policy.beforePlaceholdersWon?(request), startReplay(of: earlier, in: &state, recipient) {
+            return .replaying
+        }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
             for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
         ) {

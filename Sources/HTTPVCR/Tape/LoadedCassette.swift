@@ -106,9 +106,24 @@ struct LoadedCassette {
                     )
                     request.recordedAt = recorded.recordedAt
                     return request
-                }
+                },
+                beforePlaceholdersWon: beforePlaceholdersWon(configuration)
             )
         )
+    }
+
+    /// ``Playback/Policy/beforePlaceholdersWon``: the live request filtered again without placeholders, so that the
+    /// ones under secret names become `[FILTERED]` as they were then. Nil for a configuration without any.
+    private static func beforePlaceholdersWon(
+        _ configuration: VCRConfiguration
+    ) -> (@Sendable (FilteredRequest) -> FilteredRequest?)? {
+        guard !configuration.sensitiveData.isEmpty else { return nil }
+        var earlier = configuration
+        earlier.sensitiveData = [:]
+        return { [earlier] live in
+            let filtered = RequestFilter.filterIgnoringBeforeRecordRequest(live.request, with: earlier)
+            return filtered == live.request ? nil : FilteredRequest(filtered)
+        }
     }
 
     /// The file's tape and format, and whether it was there. A missing file is found out by trying, without a look

@@ -1,3 +1,4 @@
+import CassetteMutations
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -31,6 +32,11 @@ extension VCRTests {
         static let ordinary = [
             "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "9b2cf535f27731c974343645a3985328eb2ab1ea",
             "d41d8cd98f00b204e9800998ecf8427e", "2026-11-26T10:00:00Z", "order-1234567890",
+        ]
+        /// Words, versions and digests that start a vendor's prefix without being one.
+        static let lookalikes = [
+            "application/vnd.api+json; version=v1.0-beta", "Mozilla/5.0 (compatible; bot/2.1)", "API-Version",
+            "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "pk_" + "test_" + "TYooMQauvdEDq54NiTphI7jx",
         ]
 
         /// Every form a value may take in a file: plain, percent-encoded, base64.
@@ -189,7 +195,7 @@ extension VCRTests {
             let texts = Array(Self.credentials.values) + [
                 Self.privateKey, "Authorization: Bearer abc123def456ghi789", "prose about Bearer authentication",
                 #"{"pem":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"}"#,
-            ] + Self.ordinary
+            ] + Self.ordinary + Self.lookalikes
             let filter = SecretFilter(configuration: VCRConfiguration())
             for text in texts {
                 var removed = SecretValues()
@@ -221,6 +227,34 @@ extension VCRTests {
                     .map { "\(file.lastPathComponent): \($0.shape)" }
             }
             #expect(matched.isEmpty, "false positives: \(matched)")
+        }
+
+        /// Ordinary identifiers in bulk match no shape, the vendors' included: UUIDs, hex and base64 digests,
+        /// timestamps, numeric and prefixed ids, ETags, versions. Made at random (the same on every run) so that
+        /// every prefix a vendor uses has its chances.
+        @Test func ordinaryIdsHashesUUIDsAndTimestampsMatchNoShape() {
+            var random = SplitMix64(seed: 4_141)
+            func bytes(_ count: Int) -> Data { Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }) }
+            func hex(_ count: Int) -> String { bytes(count).map { String(format: "%02x", $0) }.joined() }
+            var texts = Self.ordinary + Self.lookalikes
+            for number in 0..<3_000 {
+                let uuid = UUID().uuidString
+                let seconds = 1_700_000_000 + random.below(100_000_000)
+                let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+                let base64 = bytes(random.pick([16, 20, 32, 48])).base64EncodedString()
+                texts += [
+                    uuid, uuid.lowercased(), hex(16), hex(20), hex(32), hex(32).uppercased(), base64,
+                    base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
+                    ISO8601DateFormatter().string(from: date), "\(seconds)", "\(seconds)\(random.below(1000))",
+                    "W/\"\(hex(8))\"", "order-\(number)\(random.below(1_000_000))", "v\(number % 4).\(number % 10)-rc\(number % 3)",
+                    "https://api.example.com/v1/items/\(uuid)?page=\(number)&sig_version=\(hex(4))",
+                ]
+            }
+            let matched = texts.flatMap { text in
+                SecretShapes.matches(in: text, isPlaceholder: { _ in false }).map { "\($0.shape): \(text)" }
+            }
+            #expect(texts.count > 40_000)
+            #expect(matched.isEmpty, "false positives: \(matched.prefix(10))")
         }
     }
 }

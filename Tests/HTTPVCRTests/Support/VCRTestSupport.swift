@@ -89,6 +89,39 @@ func vcrSession(timeout: TimeInterval = 30) -> URLSession {
     return URLSession(configuration: configuration)
 }
 
+/// The status of each request, sent one after the other through `session` (0 for an answer that is no HTTP one).
+func statuses(of requests: [URLRequest], through session: URLSession) async throws -> [Int] {
+    var statuses: [Int] = []
+    for request in requests {
+        let (_, response) = try await session.data(for: request)
+        statuses.append((response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+    return statuses
+}
+
+/// Replays the cassette `name` of `folder` offline (`.never`, after `configure`) with `run`, expecting every
+/// interaction played and none of the tape's requests or hops to reach httpbin. Returns what `run` gave.
+func replayOffline<T>(
+    _ name: String,
+    in folder: URL,
+    _ configure: (inout VCRConfiguration) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ run: () async throws -> T
+) async throws -> T {
+    let before = try HTTPBin.settledRequestCount()
+    let replayed = try await withCassette(name, in: folder.path, {
+        configure(&$0)
+        $0.recordMode = .never
+    }) { cassette in
+        let replayed = try await run()
+        #expect(cassette.allPlayed, sourceLocation: sourceLocation)
+        return replayed
+    }
+    let tape = try CassetteFile.read(at: folder.appendingPathComponent(name + ".json")).tape
+    #expect(try HTTPBin.requests(since: before, to: HTTPBin.targets(of: tape)).isEmpty, sourceLocation: sourceLocation)
+    return replayed
+}
+
 /// How a test sees which request finished first: what HTTPVCR guarantees is the order the session is told,
 /// and so the order one session runs completion handlers and delegate callbacks in. (Code awaiting
 /// `data(from:)` in separate tasks resumes in whatever order Swift's scheduler picks, as with a server.)
