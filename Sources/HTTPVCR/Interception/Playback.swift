@@ -164,7 +164,7 @@ final class Playback: @unchecked Sendable {
             return .replaying
         }
         if !policy.isWriteProtected { return .record }
-        return .refuse(VCRError(.noMatch, Mismatch.message(
+        let (message, kind) = Mismatch.explain(
             request: RequestParts(request.request),
             cassettePath: policy.cassettePath,
             recordMode: policy.recordMode,
@@ -172,7 +172,12 @@ final class Playback: @unchecked Sendable {
             requests: requests.map { RequestParts($0) },
             isPlayed: { state.matched[$0] },
             advice: policy.mismatchAdvice ?? .library
-        ), cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)))
+        )
+        var error = VCRError(
+            .noMatch, message, cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)
+        )
+        error.mismatch = kind
+        return .refuse(error)
     }
 
     /// Queues the matched chapter for the receiver; false when nothing matches.
