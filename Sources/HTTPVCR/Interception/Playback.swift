@@ -122,6 +122,15 @@ final class Playback: @unchecked Sendable {
     /// Chapters nobody asked for that held requests up for ``VCRConfiguration/chronologicalWait`` each.
     var chaptersWaitedFor: Int { state.withLock { $0.player.bypassedAfterWaiting } }
 
+    /// Recorded requests never matched, in tape order, each with how long chronological playback held the requests
+    /// behind it waiting for it (nil: it held none up).
+    var unplayedWithWaits: [(request: RecordedRequest, waited: TimeInterval?)] {
+        state.withLock { state in
+            let waits = Dictionary(state.player.waits.map { ($0.chapter, $0.seconds) }, uniquingKeysWith: +)
+            return state.matched.indices.filter { !state.matched[$0] }.map { (requests[$0], waits[$0]) }
+        }
+    }
+
     /// One past the furthest scene delivered: where a scene recorded now goes on the tape.
     var playhead: Int { state.withLock { $0.player.playhead } }
 
