@@ -49,24 +49,8 @@ enum Mismatch {
         "\(request.method) \(request.url.isEmpty ? "(no URL)" : request.url)"
     }
 
-    /// The whole message of an unmatched request on a cassette that may not record, ending in `advice`.
-    static func message(
-        request: RequestParts,
-        cassettePath: String,
-        recordMode: RecordMode,
-        matchers: [Matcher],
-        requests: [RequestParts],
-        isPlayed: (Int) -> Bool,
-        advice: MismatchAdvice = .library
-    ) -> String {
-        explain(
-            request: request, cassettePath: cassettePath, recordMode: recordMode, matchers: matchers,
-            requests: requests, isPlayed: isPlayed, advice: advice
-        ).message
-    }
-
-    /// ``message(request:cassettePath:recordMode:matchers:requests:isPlayed:advice:)``, and what kind of mismatch it
-    /// told of: which remedy fits (``MismatchKind``).
+    /// The whole message of an unmatched request on a cassette that may not record, ending in `advice`, and what kind
+    /// of mismatch it told of: which remedy fits (``MismatchKind``).
     static func explain(
         request: RequestParts,
         cassettePath: String,

@@ -14,12 +14,12 @@ import Testing
         let request = RequestParts(URLRequest(url: URL(string: "https://api.example.com/items")!))
         let recorded = [RequestParts(played)]
         if let advice {
-            return Mismatch.message(request: request, cassettePath: "/c.json", recordMode: .none,
+            return Mismatch.explain(request: request, cassettePath: "/c.json", recordMode: .none,
                                     matchers: [.method, .path], requests: recorded, isPlayed: { _ in true },
-                                    advice: advice)
+                                    advice: advice).message
         }
-        return Mismatch.message(request: request, cassettePath: "/c.json", recordMode: .none,
-                                matchers: [.method, .path], requests: recorded, isPlayed: { _ in true })
+        return Mismatch.explain(request: request, cassettePath: "/c.json", recordMode: .none,
+                                matchers: [.method, .path], requests: recorded, isPlayed: { _ in true }).message
     }
 
     @Test func theLibrarySpeaksOfItsSettings() {
