@@ -322,7 +322,7 @@ public final class Cassette: @unchecked Sendable {
     }
 
     /// What went wrong with this cassette's requests and was not taken yet.
-    var failures: [VCRError] { state.withLock { $0.failures } }
+    package var failures: [VCRError] { state.withLock { $0.failures } }
 
     /// What went wrong with this cassette's requests, forgotten once taken: its scope reports them. (Those of the
     /// cassette inserted for the process are in ``VCR/failures`` too, and taken by ``VCR/takeFailures()``.)
