@@ -8,8 +8,12 @@ import HTTPBinTestSupport
 /// 1. with httpbin: records `Cassettes.bundle/<Suite>/<test>.json` into the copy's source tree;
 /// 2. with no server (a closed port): replays them, and passes;
 /// 3. with requests that are not on the cassettes: fails, and the XCTest and Swift Testing failure output names
-///    the request, the cassette file, the closest recorded request and the command that re-records the test;
-/// 4. with the `--filter` patterns those commands print: runs exactly those two tests, and re-records them.
+///    the request, the cassette file, the closest recorded request and the command that re-records the test, each
+///    failure once in each library's output;
+/// 4. with the record mode and `--filter` patterns those commands print: runs exactly those two tests, and records
+///    them anew, leaving no stale recording;
+/// 5. replaying them: passes with nothing to report and nothing waited for;
+/// 6. in verify mode: one summary for each test process, saying whose tests it covers.
 ///
 /// Every run shares one build folder in the temporary directory, so only the first run of a machine builds
 /// HTTPVCR; the later ones take seconds.
