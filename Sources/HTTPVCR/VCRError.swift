@@ -17,6 +17,9 @@ public struct VCRError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public var reason: String?
     /// The request concerned, as `METHOD URL`, when there is one (an unmatched request, one HTTPVCR cannot serve).
     public var request: String?
+    /// For ``Code/noMatch``: what the closest recording says about the request, so that the test integrations give
+    /// the remedy that fits (record the test anew, or fix a port) rather than read the message.
+    package var mismatch: MismatchKind?
 
     /// An error of the given kind, with the text a reader sees and what it concerns.
     ///

@@ -73,8 +73,13 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
         if VCRActiveCassette.current?.owner == owner { return try await function() }
         let scope = scope(for: test, testCase: testCase)
         let watch = FailureWatch()
-        try await ScopeRunner.run(scope, owner: owner, failed: { watch.failed }) {
-            try await watch.watching(test: test, testCase: testCase, function)
+        do {
+            try await ScopeRunner.run(scope, owner: owner, failed: { watch.failed }) {
+                try await watch.watching(test: test, testCase: testCase, function)
+            }
+        } catch is ScopeRunner.ReportedFailure {
+            // The test threw a request's failure, which the scope reported (an issue that fails the test) with the
+            // test and the command: rethrown, Swift Testing would record the same message again.
         }
     }
 

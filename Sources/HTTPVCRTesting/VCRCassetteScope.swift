@@ -282,7 +282,11 @@ public func withVCRCassette<R>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: () async throws -> R
 ) async throws -> R {
-    try await ScopeRunner.run(scope, owner: nil, body)
+    do {
+        return try await ScopeRunner.run(scope, owner: nil, body)
+    } catch let reported as ScopeRunner.ReportedFailure {
+        throw reported.error
+    }
 }
 
 /// The synchronous form of ``withVCRCassette(_:isolation:_:)``, for XCTest and other synchronous code. It blocks the

@@ -163,6 +163,31 @@ open class VCRTestCase: XCTestCase {
     }
 
     /// Tells the test something that is not a failure (a `warning:` line on standard error).
+    #if !canImport(ObjectiveC)
+    /// Says each of the cassette's failures once. XCTest records a test that throws a request's failure as `threw
+    /// error "…"`, the whole message again: the scope reports that failure when the test ends, at the test method,
+    /// with the test and the command, so XCTest's copy is left out. An assertion that prints the failure (say
+    /// `XCTAssertNil(error)`) still fails the test, quoting only the failure's first line.
+    override open func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
+        let pending = insertedCassette.value?.failures ?? []
+        guard let said = pending.first(where: { description.contains($0.message) }) else {
+            return super.recordFailure(
+                withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected
+            )
+        }
+        if !expected, description == "threw error \"\(said.message)\"" { return }
+        let firstLine = said.message.prefix { $0 != "\n" }
+        super.recordFailure(
+            withDescription: description.replacingOccurrences(
+                of: said.message, with: firstLine + " (said in full when the test ends)"
+            ),
+            inFile: filePath, atLine: lineNumber, expected: expected
+        )
+    }
+    #endif
+
     func warnTest(_ message: String) {
         reportVCRWarning(message, at: failureLocation)
     }

@@ -102,6 +102,9 @@ enum ServeCommand {
     static let mismatchAdvice = MismatchAdvice(
         toRecord: "restart vcr serve with --record-mode new (and an --upstream to record from), "
             + "or delete the cassette to record anew",
+        toRecordAnew: "restart vcr serve with --record-mode all (and an --upstream to record from), or delete the "
+            + "cassette to record anew; --record-mode new would keep the recording this request replaces, never "
+            + "played again",
         toRepeat: "restart vcr serve without --no-repeats"
     )
 

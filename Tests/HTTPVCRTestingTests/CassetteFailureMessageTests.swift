@@ -50,9 +50,10 @@ import HTTPBinTestSupport
                 && text.contains("    query: − \"failure-tests=recorded\"  + \"failure-tests=unrecorded\"")
                 && text.contains("  test: CassetteFailureMessageTests/"
                     + "unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
-                // It replayed an answer before: VCR_RECORD_MODE=new would replay that one again.
-                && text.contains("  To record this test anew (VCR_RECORD_MODE=new would replay its other answers as "
-                    + "they were): VCR_RECORD_MODE=all swift test --filter "
+                // The closest recording is this request as it was (another query): VCR_RECORD_MODE=new would
+                // keep that one, stale, beside the new one.
+                && text.contains("  To record this test anew (VCR_RECORD_MODE=new would keep the recording this request "
+                    + "replaces, never played again): VCR_RECORD_MODE=all swift test --filter "
                     + "CassetteFailureMessageTests/unmatchedRequestNamesTheCassetteTheClosestRecordingAndTheCommand")
         }
         #expect(inserted.value != nil && VCR.cassette !== inserted.value, "ejected")

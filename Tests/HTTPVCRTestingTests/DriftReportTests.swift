@@ -126,7 +126,9 @@ import Testing
 
     @Test func theRunSummaryListsDriftedCassettesWithTheirCommands() {
         let entries = [
-            DriftReport.Entry(test: "A/quiet", cassette: "Cassettes.bundle/A/quiet.json", drift: [], command: nil),
+            DriftReport.Entry(
+                test: "A/quiet", cassette: "Cassettes.bundle/A/quiet.json", drift: [], command: nil, library: .xcTest
+            ),
             DriftReport.Entry(
                 test: "B/loud",
                 cassette: "Cassettes.bundle/B/loud.json",
@@ -140,7 +142,7 @@ import Testing
             ),
         ]
         #expect(DriftReport.summaryText(entries) == """
-            HTTPVCR verify: 2 cassettes checked against the live service, 1 drifted (1 changed, 1 unused)
+            HTTPVCR verify: 2 cassettes of XCTest and Swift Testing tests checked against the live service, 1 drifted (1 changed, 1 unused)
               B/loud: Cassettes.bundle/B/loud.json
                 ~ GET https://api.example.com/items
                     $.items[*].price: number → string
@@ -148,6 +150,6 @@ import Testing
                 record anew: VCR_RECORD_MODE=all swift test --filter B/loud
             """)
         #expect(DriftReport.summaryText(Array(entries.prefix(1)))
-            == "HTTPVCR verify: 1 cassette checked against the live service, none drifted.")
+            == "HTTPVCR verify: 1 cassette of XCTest tests checked against the live service, none drifted.")
     }
 }

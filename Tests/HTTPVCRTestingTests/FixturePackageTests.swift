@@ -8,8 +8,12 @@ import HTTPBinTestSupport
 /// 1. with httpbin: records `Cassettes.bundle/<Suite>/<test>.json` into the copy's source tree;
 /// 2. with no server (a closed port): replays them, and passes;
 /// 3. with requests that are not on the cassettes: fails, and the XCTest and Swift Testing failure output names
-///    the request, the cassette file, the closest recorded request and the command that re-records the test;
-/// 4. with the `--filter` patterns those commands print: runs exactly those two tests, and re-records them.
+///    the request, the cassette file, the closest recorded request and the command that re-records the test, each
+///    failure once in each library's output;
+/// 4. with the record mode and `--filter` patterns those commands print: runs exactly those two tests, and records
+///    them anew, leaving no stale recording;
+/// 5. replaying them: passes with nothing to report and nothing waited for;
+/// 6. in verify mode: one summary for each test process, saying whose tests it covers.
 ///
 /// Every run shares one build folder in the temporary directory, so only the first run of a machine builds
 /// HTTPVCR; the later ones take seconds.
@@ -83,28 +87,49 @@ struct FixturePackageTests {
             "  cassette: \(cassettes.path)/FixtureXCTests/testGet.json",
             "  closest recorded request: #1 GET \(server)/get?fixture=recorded",
             "    query: − \"fixture=recorded\"  + \"fixture=changed\"",
-            "  To re-record this test: VCR_RECORD_MODE=new swift test --filter FixtureXCTests/testGet",
-            "  To re-record this test: VCR_RECORD_MODE=new swift test --filter FixtureXCTests/test_snake_case_name",
+            // The closest recording is the request as it was: recorded anew, not beside it.
+            "  To record this test anew (VCR_RECORD_MODE=new would keep the recording this request replaces, never "
+                + "played again): VCR_RECORD_MODE=all swift test --filter FixtureXCTests/testGet",
+            "): VCR_RECORD_MODE=all swift test --filter FixtureXCTests/test_snake_case_name",
             // XCTest strictness (the class turns failsOnUnplayedInteractions on in setUp).
             "error: FixtureXCTests.testGet : 1 recorded interaction was never replayed",
             "record the cassette anew: VCR_RECORD_MODE=all swift test --filter FixtureXCTests/testGet",
             // Swift Testing: at the test's declaration.
             "Test get() recorded an issue at FixtureSwiftTestingTests.swift:\(getLocation): Issue recorded",
             "  cassette: \(cassettes.path)/FixtureSwiftTestingTests/get.json",
-            "To re-record this test: VCR_RECORD_MODE=new swift test --filter FixtureSwiftTestingTests/get",
+            "): VCR_RECORD_MODE=all swift test --filter FixtureSwiftTestingTests/get",
             "  cassette: \(cassettes.path)/FixtureSwiftTestingTests/user-alice.json",
-            "To re-record this test: VCR_RECORD_MODE=new swift test --filter FixtureSwiftTestingTests/user",
+            "): VCR_RECORD_MODE=all swift test --filter FixtureSwiftTestingTests/user",
         ] {
             #expect(output.contains(text), "missing from the output: \(text)\n\(output)")
         }
+        #expect(!output.contains("VCR_RECORD_MODE=new swift test"), "new would keep the stale recordings")
         #expect(!output.contains("FixtureXCTests.testStubbedHasNoCassette' failed"))
+        // Each failure is said once in each library's output: the error a test threw (or an assertion printed) is
+        // not the whole message again. The line naming the closest recording is in that message only.
+        let (xcTestOutput, swiftTestingOutput) = Self.split(output)
+        for (part, closest) in [
+            (xcTestOutput, "/get?fixture=recorded"), (xcTestOutput, "/anything/snake?fixture=recorded"),
+            (swiftTestingOutput, "/get?fixture=recorded"), (swiftTestingOutput, "/anything/user/alice?fixture=recorded"),
+            (swiftTestingOutput, "/anything/user/bob?fixture=recorded"),
+        ] {
+            let line = "closest recorded request: #1 GET \(server)\(closest)"
+            #expect(part.components(separatedBy: line).count - 1 == 1, "said once: \(line)\n\(output)")
+        }
+        #expect(!output.contains("threw error \"No recorded request") && !output.contains("Caught error: No recorded"))
 
-        // 4. The printed filters select exactly those tests (and re-record them from the server).
+        // 4. Run the printed commands, as printed: their record mode, and their filters, which select exactly those
+        // tests (and re-record them from the server).
+        let commands = try ["FixtureXCTests/testGet", "FixtureSwiftTestingTests/get"].map { test in
+            try #require(output.firstMatch(of: try Regex("VCR_RECORD_MODE=(\\w+) swift test --filter (\(test))\\n")))
+        }
+        let modes = Set(commands.compactMap { $0.output[1].substring.map(String.init) })
+        #expect(modes == ["all"])
         let rerecord = try await SwiftTest.run(
             in: package,
             scratch: Self.scratch,
-            arguments: ["--filter", "FixtureXCTests/testGet", "--filter", "FixtureSwiftTestingTests/get"],
-            environment: ["HTTPBIN_URL": server, "FIXTURE_QUERY": "changed", "VCR_RECORD_MODE": "all"]
+            arguments: commands.flatMap { ["--filter", String($0.output[2].substring ?? "")] },
+            environment: ["HTTPBIN_URL": server, "FIXTURE_QUERY": "changed", "VCR_RECORD_MODE": modes.first ?? ""]
         )
         #expect(rerecord.status == 0, "\(rerecord.output)")
         #expect(rerecord.output.contains("Executed 1 test, with 0 failures"), "\(rerecord.output)")
@@ -114,6 +139,35 @@ struct FixturePackageTests {
         #expect(!rerecord.output.contains("user(name:)"))
         let rerecorded = try String(contentsOf: cassettes.appendingPathComponent("FixtureXCTests/testGet.json"), encoding: .utf8)
         #expect(rerecorded.contains("fixture=changed") && !rerecorded.contains("fixture=recorded"))
+
+        // 5. The next replay, with no server, passes and has nothing to tell: no stale recording, nothing waited for.
+        let replayChanged = try await SwiftTest.run(
+            in: package,
+            scratch: Self.scratch,
+            arguments: ["--filter", "FixtureXCTests/testGet", "--filter", "FixtureSwiftTestingTests/get"],
+            environment: ["HTTPBIN_URL": Self.closedPort, "FIXTURE_QUERY": "changed"]
+        )
+        #expect(replayChanged.status == 0, "\(replayChanged.output)")
+        #expect(!replayChanged.output.contains("never replayed") && !replayChanged.output.contains("waited"),
+                "\(replayChanged.output)")
+
+        // 6. Verify: one summary for each test process (swift test runs XCTest's and Swift Testing's tests in one
+        // each), saying whose tests it covers.
+        let verify = try await SwiftTest.run(
+            in: package,
+            scratch: Self.scratch,
+            environment: ["HTTPBIN_URL": server, "FIXTURE_QUERY": "changed", "VCR_RECORD_MODE": "verify"]
+        )
+        let summaries = verify.output.components(separatedBy: "\n").filter { $0.hasPrefix("HTTPVCR verify: ") }
+        #expect(summaries.count == 2, "\(verify.output)")
+        #expect(summaries.filter { $0.contains(" of XCTest tests checked ") }.count == 1, "\(summaries)")
+        #expect(summaries.filter { $0.contains(" of Swift Testing tests checked ") }.count == 1, "\(summaries)")
+    }
+
+    /// A `swift test` run's output: XCTest's part, then Swift Testing's.
+    static func split(_ output: String) -> (xcTest: String, swiftTesting: String) {
+        guard let start = output.range(of: "◇ Test run started.") else { return (output, "") }
+        return (String(output[..<start.lowerBound]), String(output[start.lowerBound...]))
     }
 
     /// Copies the fixture into `folder`, with the dependency pointing at this checkout.

@@ -126,6 +126,15 @@ final class Playback: @unchecked Sendable {
     /// Chapters nobody asked for that held requests up for ``VCRConfiguration/chronologicalWait`` each.
     var chaptersWaitedFor: Int { state.withLock { $0.player.bypassedAfterWaiting } }
 
+    /// Recorded requests never matched, in tape order, each with how long chronological playback held the requests
+    /// behind it waiting for it (nil: it held none up).
+    var unplayedWithWaits: [(request: RecordedRequest, waited: TimeInterval?)] {
+        state.withLock { state in
+            let waits = Dictionary(state.player.waits.map { ($0.chapter, $0.seconds) }, uniquingKeysWith: +)
+            return state.matched.indices.filter { !state.matched[$0] }.map { (requests[$0], waits[$0]) }
+        }
+    }
+
     /// One past the furthest scene delivered: where a scene recorded now goes on the tape.
     var playhead: Int { state.withLock { $0.player.playhead } }
 
@@ -171,7 +180,7 @@ final class Playback: @unchecked Sendable {
             return .replaying
         }
         if !policy.isWriteProtected { return .record }
-        return .refuse(VCRError(.noMatch, Mismatch.message(
+        let (message, kind) = Mismatch.explain(
             request: RequestParts(request.request),
             cassettePath: policy.cassettePath,
             recordMode: policy.recordMode,
@@ -179,7 +188,12 @@ final class Playback: @unchecked Sendable {
             requests: requests.map { RequestParts($0) },
             isPlayed: { state.matched[$0] },
             advice: policy.mismatchAdvice ?? .library
-        ), cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)))
+        )
+        var error = VCRError(
+            .noMatch, message, cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)
+        )
+        error.mismatch = kind
+        return .refuse(error)
     }
 
     /// Queues the matched chapter for the receiver; false when nothing matches.

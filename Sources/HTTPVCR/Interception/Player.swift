@@ -25,8 +25,11 @@ struct Player {
     private var waitingSince: Date?
     /// One past the furthest scene delivered: where `.new` mode inserts what it records.
     private(set) var playhead = 0
-    /// Chapters bypassed once requests had waited `wait` for them: each one cost that wait.
-    private(set) var bypassedAfterWaiting = 0
+    /// Chapters bypassed once requests had waited `wait` for them, and how long the requests behind each waited:
+    /// the end of the test says so, never leaving a wait silent.
+    private(set) var waits: [(chapter: Int, seconds: TimeInterval)] = []
+    /// How many chapters were bypassed after a wait.
+    var bypassedAfterWaiting: Int { waits.count }
 
     init(scenes: [Scene], layout: ChapterLayout, mode: PlaybackMode, wait: TimeInterval, interchangeable: [Int]? = nil) {
         self.scenes = scenes
@@ -116,7 +119,7 @@ struct Player {
                 if position == cursor { cursor += 1 }
             } else if let waitingSince, now.timeIntervalSince(waitingSince) >= wait, hasWaitingReceivers(after: position) {
                 bypassed.insert(chapter)
-                bypassedAfterWaiting += 1
+                waits.append((chapter, now.timeIntervalSince(waitingSince)))
                 if position == cursor { cursor += 1 }
             } else if isWaitedForByItsLike(chapter, at: position) {
                 bypassed.insert(chapter)

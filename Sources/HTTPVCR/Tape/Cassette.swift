@@ -127,6 +127,12 @@ public final class Cassette: @unchecked Sendable {
         playback.unplayedRequests.map(\.urlRequest)
     }
 
+    /// ``unplayedRequests``, each with how long chronological playback held the requests behind it waiting for
+    /// it (``VCRConfiguration/chronologicalWait``; nil when it held none up): what the test integrations report.
+    package var unplayedRequestsWithWaits: [(request: URLRequest, waited: TimeInterval?)] {
+        playback.unplayedWithWaits.map { ($0.request.urlRequest, $0.waited) }
+    }
+
     /// The tape as it would be saved now: the loaded scenes with what was recorded inserted at the playhead.
     public var tape: Tape {
         state.withLock { mergedTape($0.scenes) }
@@ -316,7 +322,7 @@ public final class Cassette: @unchecked Sendable {
     }
 
     /// What went wrong with this cassette's requests and was not taken yet.
-    var failures: [VCRError] { state.withLock { $0.failures } }
+    package var failures: [VCRError] { state.withLock { $0.failures } }
 
     /// What went wrong with this cassette's requests, forgotten once taken: its scope reports them. (Those of the
     /// cassette inserted for the process are in ``VCR/failures`` too, and taken by ``VCR/takeFailures()``.)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPVCR
+import Testing
 
 /// What a test in ``RecordMode/verify`` is told about its cassette's drift, and the summary of the whole run printed
 /// when the process ends, for reading in CI logs.
@@ -13,7 +14,8 @@ enum DriftReport {
         let drift = cassette.drift
         let command = scope.rerecordCommand(recordMode: "all")
         summary.note(Entry(
-            test: "\(scope.suiteName)/\(scope.testName)", cassette: cassette.path, drift: drift, command: command
+            test: "\(scope.suiteName)/\(scope.testName)", cassette: cassette.path, drift: drift, command: command,
+            library: Test.current == nil ? .xcTest : .swiftTesting
         ))
         guard !drift.isEmpty else { return }
         (fails ? report : warn)(message(drift, cassette: cassette.path, scope: scope, command: command))
@@ -69,9 +71,18 @@ enum DriftReport {
         var cassette: String
         var drift: [CassetteDrift]
         var command: String?
+        /// Which library ran its test.
+        var library: Library = .swiftTesting
     }
 
-    /// The cassettes verified in this process; printed on standard error when it exits.
+    /// The test libraries, as the summary names them: under `swift test` on Linux each runs the tests in a process
+    /// of its own, and each process prints its summary, for its library's tests.
+    enum Library: String, Sendable, CaseIterable {
+        case xcTest = "XCTest"
+        case swiftTesting = "Swift Testing"
+    }
+
+    /// The cassettes verified in this process; printed on standard error, once, when it exits.
     static let summary = Summary()
 
     final class Summary: Sendable {
@@ -91,12 +102,14 @@ enum DriftReport {
         }
     }
 
-    /// The run's summary: how many cassettes were verified, how many drifted, then each that did, with its test,
-    /// its requests and the command that records the test anew.
+    /// The process's summary: which library's tests it covers, how many cassettes were verified, how many drifted,
+    /// then each that did, with its test, its requests and the command that records the test anew.
     static func summaryText(_ entries: [Entry]) -> String {
         let drifted = entries.filter { !$0.drift.isEmpty }
         let cassettes = entries.count == 1 ? "1 cassette" : "\(entries.count) cassettes"
-        var lines = ["HTTPVCR verify: \(cassettes) checked against the live service, "
+        let libraries = Library.allCases.filter { library in entries.contains { $0.library == library } }
+        let tests = libraries.map(\.rawValue).joined(separator: " and ") + " tests"
+        var lines = ["HTTPVCR verify: \(cassettes) of \(tests) checked against the live service, "
             + (drifted.isEmpty ? "none drifted." : "\(drifted.count) drifted (\(counts(drifted.flatMap(\.drift))))")]
         for entry in drifted {
             lines.append("  \(entry.test): \(entry.cassette)")

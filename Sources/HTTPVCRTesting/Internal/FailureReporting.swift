@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCR
 import Testing
 import XCTest
 
@@ -58,4 +59,15 @@ func reportVCRWarning(_ message: String, at location: VCRSourceLocation) {
     }
     #endif
     FileHandle.standardError.write(Data("\(location.filePath):\(max(location.line, 1)): warning: \(message)\n".utf8))
+}
+
+extension VCRError {
+    /// Whether `error`, as a test caught or threw it, is this failure: the error itself, or the `NSError` it
+    /// bridges to on its way through URLSession.
+    func says(_ error: any Error) -> Bool {
+        if let error = error as? VCRError { return error == self }
+        let bridged = error as NSError
+        return bridged.domain == Self.errorDomain && bridged.code == code.rawValue
+            && bridged.localizedDescription == message
+    }
 }

@@ -57,8 +57,19 @@ enum ScopeRunner {
             result = .failure(error)
         }
         let testFailed = failed() || (try? result.get()) == nil
-        finish(active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn)
+        let reported = finish(
+            active, testFailed: testFailed, report: { reportVCRFailure($0, at: scope.sourceLocation) }, warn: warn
+        )
+        if case let .failure(error) = result, reported.contains(where: { $0.says(error) }) {
+            throw ReportedFailure(error: error)
+        }
         return try result.get()
+    }
+
+    /// What the body threw, when it was one of the failures the scope has just reported in full, with the test and
+    /// the command: the trait does not hand it to Swift Testing, which would say it all again.
+    struct ReportedFailure: Error {
+        let error: any Error
     }
 
     /// The blocking form: ``VCRTestCase`` and the synchronous ``withVCRCassette(_:_:)``. Its cassette is always
@@ -233,7 +244,8 @@ enum ScopeRunner {
     }
 
     /// Ejects the cassette and reports what went wrong while it was in. A failed test's recording is discarded
-    /// first, unless the scope keeps it (`recordsOnFailure`).
+    /// first, unless the scope keeps it (`recordsOnFailure`). Returns the requests' failures it reported.
+    @discardableResult
     static func finish(
         _ active: VCRActiveCassette,
         failsOnUnplayedInteractions: Bool? = nil,
@@ -242,17 +254,19 @@ enum ScopeRunner {
         testFailed: Bool,
         report: (String) -> Void,
         warn: (String) -> Void
-    ) {
+    ) -> [VCRError] {
         let cassette = active.cassette
         let scope = active.scope
         // Bridges started for the cassette stop now, ending their processes: what they report is the test's.
         cassette.runEjectionHandlers()
         let strict = failsOnUnplayedInteractions ?? scope.failsOnUnplayedInteractions
         let untouched = untouchedMessage(cassette, scope: scope)
-        let unplayed = strict && untouched == nil ? cassette.unplayedRequests : []
         // Every request's failure is kept on its cassette: taken while it is still inserted (once ejected, what is
         // left goes to VCR.failures).
         let failures = cassette.takeFailures()
+        let unplayed = untouched == nil && reportsUnplayed(cassette, strict: strict, testFailed: testFailed,
+                                                            failures: failures)
+            ? cassette.unplayedRequestsWithWaits : []
         // The failures reported below fail the test too.
         let keepsRecording = recordsOnFailure ?? scope.recordsOnFailure
         let discarded = (testFailed || !failures.isEmpty) && !keepsRecording ? cassette.discardRecordings() : 0
@@ -280,7 +294,7 @@ enum ScopeRunner {
             (strict ? report : warn)(untouched)
         }
         if !unplayed.isEmpty {
-            report(unplayedMessage(unplayed, cassette: cassette, scope: scope))
+            (strict ? report : warn)(unplayedMessage(unplayed, strict: strict, cassette: cassette, scope: scope))
         }
         if discarded > 0 {
             warn(discardedMessage(count: discarded, cassette: cassette, scope: scope))
@@ -288,95 +302,6 @@ enum ScopeRunner {
         // Read once ejected: requests still in flight were compared when it was saved.
         let failsOnDrift = failsOnDrift ?? scope.failsOnDrift
         DriftReport.report(cassette, scope: scope, fails: failsOnDrift, report: report, warn: warn)
-    }
-
-    static func discardedMessage(count: Int, cassette: Cassette, scope: VCRCassetteScope) -> String {
-        let what = count == 1 ? "the interaction it recorded was" : "the \(count) interactions it recorded were"
-        return "The test failed, so \(what) discarded, not saved to \(cassette.path): a partial "
-            + "recording would replay as if it were the whole story. Fix the test and record again, or keep a failed "
-            + "test's recording with recordsOnFailure: true.\n  test: \(scope.suiteName)/\(scope.testName)"
-    }
-
-    /// `replayedSome`: the test's other requests matched recordings. Recording it again with `new` would replay
-    /// their answers again, stale or not: the command records the test anew (`all`).
-    static func failureMessage(_ failure: VCRError, scope: VCRCassetteScope, replayedSome: Bool = false) -> String {
-        var message = failure.message
-        message += "\n  test: \(scope.suiteName)/\(scope.testName)"
-        if replayedSome, let command = scope.rerecordCommand(recordMode: "all") {
-            message += "\n  To record this test anew (VCR_RECORD_MODE=new would replay its other answers as they were): "
-                + command
-        } else if let command = scope.rerecordCommand {
-            message += "\n  To re-record this test: \(command)"
-        }
-        return message
-    }
-
-    /// For a test that failed after replaying recordings: they may be what is stale.
-    static func staleMessage(replayed: Int, cassette: Cassette, scope: VCRCassetteScope, command: String) -> String {
-        "The test failed after replaying \(replayed) recorded interaction\(replayed == 1 ? "" : "s") of "
-            + "\(cassette.path). If the recordings are stale (the service answers differently now), record the test "
-            + "anew: \(command)\n  test: \(scope.suiteName)/\(scope.testName)"
-    }
-
-    /// What to tell a test none of whose requests reached its cassette, when that looks like a mistake: its
-    /// cassette held recordings, or was recording. The likely cause comes first: on Linux a session made from
-    /// `.default` or `.ephemeral` is invisible to HTTPVCR, and its requests go to the network, recording nothing
-    /// and replaying nothing, with the test passing.
-    static func untouchedMessage(_ cassette: Cassette, scope: VCRCassetteScope) -> String? {
-        guard cassette.requestCount == 0, cassette.recordMode != .passthrough else { return nil }
-        let cause = "On Linux a URLSession made from URLSessionConfiguration.default or .ephemeral does not go "
-            + "through HTTPVCR by itself: pass its configuration to VCR.install(in:) before making the session (see "
-            + "\"An app's own session\" in HTTPVCR's README)."
-        let recorded = cassette.loadedInteractionCount
-        var lines: [String]
-        if recorded > 0 {
-            lines = [
-                "No request of this test reached HTTPVCR, yet its cassette holds \(recorded) recorded "
-                    + "interaction\(recorded == 1 ? "" : "s"), none replayed: the test's requests most likely went "
-                    + "around HTTPVCR, to the network.",
-                "  " + cause,
-                "  cassette: \(cassette.path)",
-                "  test: \(scope.suiteName)/\(scope.testName)",
-            ]
-            if let filter = scope.testFilter {
-                lines.append("  If the test no longer makes those requests, record it anew: "
-                    + CassetteNaming.rerecordCommand(filter: filter, recordMode: "all"))
-            }
-        } else if !cassette.isWriteProtected, scope.expectsRequests {
-            lines = [
-                "No request of this test reached HTTPVCR while its cassette was recording, so nothing was recorded"
-                    + (cassette.isNew ? " and no cassette was written." : "."),
-                "  If the test makes requests, they most likely went around HTTPVCR, to the network. " + cause,
-                "  If it makes none, it needs no cassette: take the .cassette trait off it (or return false from "
-                    + "VCRTestCase.shouldSetUpVCR()).",
-                "  cassette: \(cassette.path)",
-                "  test: \(scope.suiteName)/\(scope.testName)",
-            ]
-        } else {
-            return nil
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func unplayedMessage(_ requests: [URLRequest], cassette: Cassette, scope: VCRCassetteScope) -> String {
-        let count = requests.count
-        var lines = [
-            "\(count) recorded interaction\(count == 1 ? " was" : "s were") never replayed "
-                + "(failsOnUnplayedInteractions is on)",
-            "  cassette: \(cassette.path)",
-            "  test: \(scope.suiteName)/\(scope.testName)",
-        ]
-        for request in requests.prefix(20) {
-            let method = (request.httpMethod ?? "GET").uppercased()
-            lines.append("    \(method) \(request.url?.absoluteString ?? "(no URL)")")
-        }
-        if count > 20 { lines.append("    … and \(count - 20) more") }
-        lines.append("  If the test still makes them, they went around HTTPVCR: a URLSession made from .default or "
-            + ".ephemeral without VCR.install(in:) sends its requests to the network on Linux.")
-        if let filter = scope.testFilter {
-            lines.append("  If the test no longer makes them, record the cassette anew: "
-                + CassetteNaming.rerecordCommand(filter: filter, recordMode: "all"))
-        }
-        return lines.joined(separator: "\n")
+        return failures
     }
 }

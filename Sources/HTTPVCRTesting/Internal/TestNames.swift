@@ -29,8 +29,9 @@ struct TestNames {
                 ?? CassetteNaming.stableHash(String(describing: testCase))
             testName += "-" + suffix
             filterNote = "Swift Testing runs a parameterized test's arguments together (no --filter selects one "
-                + "argument), so this runs every argument of \(function); with VCR_RECORD_MODE=new the other arguments' "
-                + "cassettes only record what they lack."
+                + "argument), so this runs every argument of \(function): with VCR_RECORD_MODE=new the other "
+                + "arguments' cassettes only record what they lack, with VCR_RECORD_MODE=all they are recorded anew "
+                + "too."
         }
     }
 }
