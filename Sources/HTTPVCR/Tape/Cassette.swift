@@ -164,14 +164,14 @@ public final class Cassette: @unchecked Sendable {
             }
         }
         return loaded.tape.scenes.contains(where: isTo)
-            || loaded.previousInteractions.contains { NetworkOrigin(URL(string: $0.request.url)) == origin }
+            || loaded.previous.interactions.contains { NetworkOrigin(URL(string: $0.request.url)) == origin }
             || state.withLock { $0.scenes.contains { isTo($0.scene) } }
     }
 
     /// Whether the tape as loaded holds a request to `url` (origin, path and query), a hop's included.
     func holdsRecording(of url: URL) -> Bool {
         let origin = NetworkOrigin(url)
-        return (loaded.tape.interactions + loaded.previousInteractions).contains { interaction in
+        return (loaded.tape.interactions + loaded.previous.interactions).contains { interaction in
             ([interaction.request] + interaction.redirects.map(\.request)).contains { recorded in
                 guard let taped = URL(string: recorded.url) else { return false }
                 return NetworkOrigin(taped) == origin && taped.path == url.path && taped.query == url.query
@@ -280,8 +280,7 @@ public final class Cassette: @unchecked Sendable {
         let loadedScenes = loaded.tape.scenes
         guard !recorded.isEmpty else { return loaded.tape }
         let keeps = configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
-        let inserted = StableRerecording.keepingUnchanged(recorded, previous: loaded.previousInteractions)
-            .sorted { ($0.anchor, $0.order) < ($1.anchor, $1.order) }
+        let inserted = StableRerecording.arranged(recorded, previous: loaded.previous)
         var scenes: [Scene] = []
         scenes.reserveCapacity(loadedScenes.count + inserted.count)
         var next = inserted.startIndex

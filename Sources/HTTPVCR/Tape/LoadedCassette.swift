@@ -19,9 +19,9 @@ struct LoadedCassette {
     /// The tape as loaded (empty in `.all` mode, which erases it) and where its chapters are.
     let tape: Tape
     let layout: ChapterLayout
-    /// In `.all` mode, what the file held before it was erased: what comes back unchanged keeps its bytes
-    /// (``StableRerecording``).
-    let previousInteractions: [Interaction]
+    /// In `.all` mode, what the file held before it was erased: what comes back unchanged keeps its bytes and
+    /// its order (``StableRerecording``).
+    let previous: PreviousRecordings
     /// `.all` mode erased a tape that had scenes: a change to save even when nothing is recorded.
     let isErased: Bool
     /// The tape as the code under test gets it: its sensitive data put back (the file keeps placeholders).
@@ -64,7 +64,7 @@ struct LoadedCassette {
         configuration.matchers = try resolved(configuration.matchers, path: path)
         configuration.recordMode = recordMode
 
-        let previousInteractions = recordMode == .all ? tape.interactions : []
+        let previous = recordMode == .all ? PreviousRecordings(tape) : .none
         let isErased = recordMode == .all && !tape.scenes.isEmpty
         if recordMode == .all { tape = Tape() }
         let layout = ChapterLayout(scenes: tape.scenes)
@@ -87,7 +87,7 @@ struct LoadedCassette {
             isWriteProtected: isWriteProtected,
             tape: tape,
             layout: layout,
-            previousInteractions: previousInteractions,
+            previous: previous,
             isErased: isErased,
             playedScenes: sensitive.isEmpty
                 ? tape.scenes
