@@ -259,8 +259,9 @@ import TestSupport
     }
 
     /// A python server on a free port, launched itself or under `sh -c`, in the wrapper's group or one of its own
-    /// (found as a descendant). It prints its port and pid once it listens. The test listens on a port of its own
-    /// first, which the child must not be seen to hold (the child does not inherit the test's descriptors).
+    /// (found as a descendant). It prints its port and pid once it listens, and listens until the test ends it. The
+    /// test listens on a port of its own first, which the child must not be seen to hold (the child does not inherit
+    /// the test's descriptors).
     @Test(arguments: Family.allCases)
     func listeningPortsFindsTheServersPort(_ family: Family) async throws {
         let own = Loopback.tcpSocket()
@@ -275,7 +276,7 @@ import TestSupport
             s.bind(("127.0.0.1", 0))
             s.listen()
             print(s.getsockname()[1], os.getpid(), flush=True)
-            time.sleep(60)
+            time.sleep(3600)  # until the test ends it: on a starved machine a minute passed before the check
             """
         let process = switch family {
         case .leader: try Self.launch("/usr/bin/env", ["python3", "-c", server, "group"])
