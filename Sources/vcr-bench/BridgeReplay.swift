@@ -95,6 +95,11 @@ extension Bench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
+        if let wrap = ProcessInfo.processInfo.environment["VCR_BENCH_WRAP"] {
+            let parts = wrap.split(separator: " ").map(String.init)
+            process.arguments = Array(parts.dropFirst()) + [process.executableURL!.path] + arguments
+            process.executableURL = URL(fileURLWithPath: parts[0])
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = handle
         process.standardInput = FileHandle.nullDevice
