@@ -95,6 +95,7 @@ extension Bench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
+        // A profiler for the launched process (Docs/Performance.md): its command line goes before the child's.
         if let wrap = ProcessInfo.processInfo.environment["VCR_BENCH_WRAP"] {
             let parts = wrap.split(separator: " ").map(String.init)
             process.arguments = Array(parts.dropFirst()) + [process.executableURL!.path] + arguments
