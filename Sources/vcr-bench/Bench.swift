@@ -181,4 +181,13 @@ struct Bench {
             configuration.matchers = VCRConfiguration().matchers
         }
     }
+
+    /// Inserts an empty cassette that records everything (`.all`), in a file of its own each time.
+    func insertForRecording() throws -> Cassette {
+        try VCR.insertCassette { configuration in
+            configuration.cassettesPath = directory.path
+            configuration.cassettePath = "profile-record-\(UUID().uuidString).json"
+            configuration.recordMode = .all
+        }
+    }
 }

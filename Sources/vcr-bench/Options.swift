@@ -141,6 +141,8 @@ enum Profile: String, CaseIterable, Sendable {
     case scopes, scopesPreloaded = "scopes-preloaded", stubScopes = "stub-scopes"
     /// The bridge's side of bridged replays, without sockets: parse, answer from the cassette, write.
     case bridgeAnswer = "bridge-answer"
+    /// Requests recorded from a live server (`--server`, as the recording rows), with completion handlers.
+    case recordHandler = "record-handler"
 }
 
 struct UsageError: Error {

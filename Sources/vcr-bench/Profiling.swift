@@ -18,6 +18,8 @@ extension Bench {
         var detail = "\(size)"
         /// The replay profiles insert a cassette before each run, outside what is measured.
         var playback: PlaybackMode?
+        /// The record profile inserts an empty cassette before each run; saving it when ejected is not measured.
+        var records = false
         let operation: () async throws -> Double
         switch what {
         case .floor: operation = { try await drive(floorSession, requests, width: 1) }
@@ -64,6 +66,13 @@ extension Bench {
                     for bytes in inFlight where answers.answer(bytes).isEmpty { throw BenchFailure("no answer") }
                 }.1
             }
+        case .recordHandler:
+            guard let server = options.server else { throw UsageError("--profile record-handler needs --server URL") }
+            let live = (0..<size).map {
+                URLRequest(url: server.appendingPathComponent("bytes/512").appending(queryItems: [URLQueryItem(name: "seed", value: "\($0)")]))
+            }
+            records = true
+            operation = { try await runWithHandlers(vcrSession, live, expectedBytes: 512) }
         case .saveWrite:
             let tape = try CassetteFile.read(at: file).tape
             let output = directory.appendingPathComponent("profile-vcr.json")
@@ -71,15 +80,18 @@ extension Bench {
         }
         if [.scopes, .scopesPreloaded, .stubScopes].contains(what) {
             detail = "\(Self.scopeCount) scopes x \(Self.requestsPerScope) requests"
-        } else if [.floor, .floor8, .replay, .replay8, .replayMomentary, .floorHandler, .replayHandler, .bridgeAnswer]
-            .contains(what) {
+        } else if [
+            .floor, .floor8, .replay, .replay8, .replayMomentary, .floorHandler, .replayHandler, .bridgeAnswer,
+            .recordHandler,
+        ].contains(what) {
             detail += " requests"
         } else {
             detail += "-interaction cassette"
         }
         func run(measured: Bool) async throws -> (elapsed: Double, cpu: Double) {
             if let playback { _ = try insert(size, mode: playback) }
-            defer { if playback != nil { try? VCR.ejectCassette() } }
+            if records { _ = try insertForRecording() }
+            defer { if playback != nil || records { try? VCR.ejectCassette() } }
             let cpuStart = processCPUTime()
             if measured { profileMeasuredStart() }
             let elapsed = try await operation()
