@@ -29,6 +29,11 @@ public struct VCRConfiguration: Sendable {
     public var hostFilter: HostFilter = .all
     /// What must be equal for a request to replay a recorded one.
     public var matchers: [Matcher] = [.method, .scheme, .host, .port, .path, .query]
+    /// Values that change every run (presigned URLs' dates and signatures, nonces, cache busters, request ids, a
+    /// client id in a JSON body): matched by presence and shape, not text, and echoed back live in the replayed
+    /// response. Default: ``VolatileValue/defaults``; add to it (`+=`), or set `[]` to compare every value as
+    /// written. See Docs/VolatileValues.md.
+    public var volatileValues: [VolatileValue] = VolatileValue.defaults
     /// Default `.once`. The environment variable `VCR_RECORD_MODE` overrides it when set.
     public var recordMode: RecordMode = .once
     /// How replayed requests are paced against each other. Default `.chronological`.

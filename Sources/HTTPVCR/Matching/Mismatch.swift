@@ -100,6 +100,16 @@ enum Mismatch {
             lines.append("  To replay it: start the server on a fixed port, or leave the port out of matching: "
                 + portlessMatchers(matchers) + ".")
         case .changedRequest:
+            let volatile = VolatileCandidates.between(
+                request.recordedRequest, recorded.recordedRequest,
+                in: VolatileCandidates.Parts(matchers: closest.failed.map(\.matcher))
+            )
+            if !volatile.isEmpty {
+                lines.append("  Looks volatile (changed, but of one shape, as a timestamp, a UUID or a signature is): "
+                    + volatile.map(\.description).joined(separator: ", "))
+                lines.append("  To match it by shape: configuration.volatileValues += ["
+                    + volatile.map(\.description).joined(separator: ", ") + "]")
+            }
             lines.append("  To record it: \(advice.toRecordAnew).")
         case .newRequest, .alreadyPlayed:
             lines.append("  To record it: \(advice.toRecord).")

@@ -110,6 +110,14 @@ struct RequestParts {
         }
     }
 
+    /// The request as a tape holds it: for comparisons that read the whole request.
+    var recordedRequest: RecordedRequest {
+        switch source {
+        case let .live(request): RecordedRequest(request)
+        case let .recorded(recorded): recorded
+        }
+    }
+
     /// For matchers written against `URLRequest` (registered ones).
     var urlRequest: URLRequest {
         switch source {
