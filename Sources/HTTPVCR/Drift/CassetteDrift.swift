@@ -65,6 +65,9 @@ public struct CassetteDrift: Sendable, Hashable, CustomStringConvertible {
             public static let valueChanged = Kind(rawValue: "valueChanged")
             /// One side ended in a transport error, the other did not, or the errors differ.
             public static let outcome = Kind(rawValue: "outcome")
+            /// A value of a new request that changed from its closest recording's but kept its shape (a timestamp,
+            /// a UUID, a signature): the location is the volatile value that would match it, `.jsonPath("$.sentAt")`.
+            public static let looksVolatile = Kind(rawValue: "looksVolatile")
         }
 
         /// What changed.
@@ -122,11 +125,17 @@ public struct CassetteDrift: Sendable, Hashable, CustomStringConvertible {
     /// `new request (no recording): GET https://…` / `unused recording (not requested): GET https://…`.
     public var description: String {
         switch kind {
-        case .new: "new request (no recording): \(request)"
+        case .new:
+            "new request (no recording): \(request)" + (volatile.isEmpty ? "" : "; looks volatile, add to "
+                + "volatileValues: " + volatile.map { "\($0.location) (\($0.recorded ?? "") → \($0.live ?? ""))" }
+                .joined(separator: ", "))
         case .unused: "unused recording (not requested): \(request)"
         default: "\(request): " + differences.map(\.description).joined(separator: "; ")
         }
     }
+
+    /// Values proposed as volatile (``Difference/Kind/looksVolatile``).
+    private var volatile: [Difference] { differences.filter { $0.kind == .looksVolatile } }
 
     /// How `newer` differs from `older`, request by request: each request of `newer` is paired with the first
     /// unpaired one of `older` that has the same method and URL, and their answers compared; requests only in

@@ -18,8 +18,13 @@ final class DriftVerifier: Sendable {
         var found: [CassetteDrift] = []
     }
 
+    /// Declared volatile values: compared by shape on both sides, as in replay.
+    private let volatile: VolatileValues
+
     init(_ tape: Tape, configuration: VCRConfiguration) {
-        recorded = tape.interactions.map { ($0, RequestParts($0.request)) }
+        let volatile = VolatileValues(configuration.volatileValues)
+        self.volatile = volatile
+        recorded = tape.interactions.map { ($0, RequestParts(volatile.matchingView(of: $0.request))) }
         matchers = configuration.matchers
         comparedValuePaths = configuration.comparedValuePaths
         state = Locked(State(used: Array(repeating: false, count: recorded.count)))
@@ -29,13 +34,20 @@ final class DriftVerifier: Sendable {
     /// its recording.
     func verify(_ scenes: [Scene]) {
         guard let live = Interaction(scenes: scenes) else { return }
-        let parts = RequestParts(live.request)
+        let parts = RequestParts(volatile.matchingView(of: live.request))
         state.withLock { state in
             let match = recorded.indices.first { index in
                 !state.used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
             }
             guard let match else {
-                state.found.append(CassetteDrift(.new, request: ShapeComparison.describe(live.request)))
+                let near = recorded.indices.first { index in
+                    !state.used[index] && recorded[index].parts.method == parts.method
+                        && recorded[index].parts.path == parts.path
+                }
+                let proposed = near.map { proposals(for: live.request, near: recorded[$0]) } ?? []
+                state.found.append(CassetteDrift(
+                    .new, request: ShapeComparison.describe(live.request), differences: proposed
+                ))
                 return
             }
             state.used[match] = true
@@ -44,6 +56,18 @@ final class DriftVerifier: Sendable {
             ) {
                 state.found.append(drift)
             }
+        }
+    }
+
+    /// The values that changed but kept their shape where `live` fails the matchers against its closest recording.
+    private func proposals(
+        for live: RecordedRequest, near: (interaction: Interaction, parts: RequestParts)
+    ) -> [CassetteDrift.Difference] {
+        let liveParts = RequestParts(live)
+        let failing = matchers.filter { !$0.matches(liveParts, RequestParts(near.interaction.request)) }.map(\.name)
+        let recordedPlaces = VolatileCandidates.Parts(matchers: failing)
+        return VolatileCandidates.between(live, near.interaction.request, in: recordedPlaces).map {
+            CassetteDrift.Difference(.looksVolatile, at: $0.value.description, recorded: $0.recorded, live: $0.live)
         }
     }
 

@@ -103,7 +103,7 @@ enum Mismatch {
             let volatile = VolatileCandidates.between(
                 request.recordedRequest, recorded.recordedRequest,
                 in: VolatileCandidates.Parts(matchers: closest.failed.map(\.matcher))
-            )
+            ).map(\.value)
             if !volatile.isEmpty {
                 lines.append("  Looks volatile (changed, but of one shape, as a timestamp, a UUID or a signature is): "
                     + volatile.map(\.description).joined(separator: ", "))

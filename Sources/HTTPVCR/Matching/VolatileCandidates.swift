@@ -27,17 +27,24 @@ enum VolatileCandidates {
         init(rawValue: Int) { self.rawValue = rawValue }
     }
 
+    /// A value that looks volatile: the declaration that would match it, and its two texts.
+    struct Candidate: Equatable {
+        let value: VolatileValue
+        let recorded: String
+        let live: String
+    }
+
     /// The declarations that would make `live` and `recorded` alike where they differ in `parts`, leaving out what
     /// `declared` holds already; in request order, each once.
     static func between(
         _ live: RecordedRequest, _ recorded: RecordedRequest, in parts: Parts = .all, declared: [VolatileValue] = []
-    ) -> [VolatileValue] {
-        var found: [VolatileValue] = []
+    ) -> [Candidate] {
+        var found: [Candidate] = []
         func propose(_ value: VolatileValue, _ liveText: String, _ recordedText: String) {
             guard liveText != recordedText, looksVolatile(liveText, recordedText),
-                  !declared.contains(value), !found.contains(value)
+                  !declared.contains(value), !found.contains(where: { $0.value == value })
             else { return }
-            found.append(value)
+            found.append(Candidate(value: value, recorded: recordedText, live: liveText))
         }
         if parts.contains(.query) {
             let recordedPairs = pairs(ofQueryIn: recorded.url)
