@@ -32,7 +32,7 @@ final class WireDoor: Sendable {
         else { return forward(request, then: finish) }
         // Handed on as recorded: where the recorded URL is none, the far end falls back on the request's.
         let receiver = OutcomeReceiver()
-        switch cassette.playback.play(filtered, to: receiver) {
+        switch cassette.playback.play(FilteredRequest(filtered), to: receiver, live: request) {
         case .replaying:
             receiver.whenDone(finish)
         case .record:

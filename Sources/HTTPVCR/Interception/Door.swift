@@ -57,7 +57,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = OutcomeReceiver()
-        switch cassette.playback.play(filtered, to: receiver) {
+        switch cassette.playback.play(FilteredRequest(filtered), to: receiver, live: request) {
         case .replaying:
             return try await receiver.outcome(as: form, fallbackURL: url)
         case .record:
@@ -89,7 +89,7 @@ extension VCR {
               cassette.intercepts(request, to: url).intercepts, let filtered = cassette.filtered(request)
         else { return try await DoorSending.send(request, sending) }
         let receiver = StreamReceiver(form, fallbackURL: url)
-        switch cassette.playback.play(filtered, to: receiver) {
+        switch cassette.playback.play(FilteredRequest(filtered), to: receiver, live: request) {
         case .replaying:
             return try await receiver.response()
         case .record:

@@ -115,7 +115,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         guard let cassette, let filtered = cassette.filtered(live) else {
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: nil, part: part))
         }
-        switch cassette.playback.play(filtered, to: self, part: part.number) {
+        switch cassette.playback.play(FilteredRequest(filtered), to: self, part: part.number, live: live) {
         case .replaying:
             break
         case .record:

@@ -38,6 +38,8 @@ final class Playback: @unchecked Sendable {
         /// secure defaults (`[FILTERED]` where a placeholder stands under a secret name), for a tape recorded then;
         /// nil when that is the same request. Set only when the configuration has placeholders.
         var beforePlaceholdersWon: (@Sendable (FilteredRequest) -> FilteredRequest?)? = nil
+        /// ``VCRConfiguration/volatileValues``: compared by shape, echoed live.
+        var volatileValues: [VolatileValue] = []
     }
 
     private let scenes: [Scene]
@@ -47,6 +49,9 @@ final class Playback: @unchecked Sendable {
     private let policy: Policy
     /// `.all` or `.verify`: every request is sent. Kept as a flag: comparing record modes compares their names.
     private let sendsEveryRequest: Bool
+    /// The volatile values, when the tape holds any: requests are then matched as ``VolatileValues/matchingView(of:)``
+    /// makes them. Nil for every other tape, which is matched as it is.
+    private let volatile: VolatileValues?
     private let state: Locked<State>
 
     fileprivate struct State {
@@ -79,10 +84,13 @@ final class Playback: @unchecked Sendable {
         self.requests = requests
         self.policy = policy
         sendsEveryRequest = policy.recordMode == .all || policy.recordMode == .verify
-        let index = MatchIndex(matchers: policy.matchers, requests: requests)
+        let volatile = VolatileValues(policy.volatileValues)
+        let views = sendsEveryRequest ? requests : requests.map(volatile.matchingView)
+        self.volatile = views == requests ? nil : volatile
+        let index = MatchIndex(matchers: policy.matchers, requests: views)
         self.state = Locked(State(
             index: index,
-            matchRequests: requests,
+            matchRequests: views,
             player: Player(
                 scenes: scenes, layout: layout, mode: mode, wait: wait, interchangeable: index.interchangeable
             ),
@@ -147,10 +155,14 @@ final class Playback: @unchecked Sendable {
         play(FilteredRequest(request), to: receiver, part: part)
     }
 
-    /// ``play(_:to:part:)`` for a request whose URL the filters already read.
-    func play(_ request: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0) -> Decision {
+    /// ``play(_:to:part:)`` for a request whose URL the filters already read. `live` is the request as sent, before
+    /// the filters, when it differs: its volatile values are what a replayed answer echoes.
+    func play(_ request: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0, live: URLRequest? = nil) -> Decision {
+        let volatileLive = volatile.map { volatile in
+            (view: viewed(request, by: volatile), places: volatile.places(in: RecordedRequest(live ?? request.request)))
+        }
         let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
-            let decision = decide(request, in: &state, (receiver, part))
+            let decision = decide(volatileLive?.view ?? request, in: &state, Requester(receiver, part, volatileLive?.places))
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
             return (decision, state.takeTurn())
@@ -163,14 +175,15 @@ final class Playback: @unchecked Sendable {
     private func decide(
         _ request: FilteredRequest,
         in state: inout State,
-        _ recipient: SceneRecipient
+        _ recipient: Requester
     ) -> Decision {
         state.requestsSeen += 1
         // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
         if sendsEveryRequest { return .record }
         if startReplay(of: request, in: &state, recipient) { return .replaying }
         if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
-        if let earlier = policy.beforePlaceholdersWon?(request), startReplay(of: earlier, in: &state, recipient) {
+        if let earlier = policy.beforePlaceholdersWon?(request).map({ earlier in volatile.map { viewed(earlier, by: $0) } ?? earlier }),
+           startReplay(of: earlier, in: &state, recipient) {
             return .replaying
         }
         if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
@@ -185,7 +198,7 @@ final class Playback: @unchecked Sendable {
             cassettePath: policy.cassettePath,
             recordMode: policy.recordMode,
             matchers: policy.matchers,
-            requests: requests.map { RequestParts($0) },
+            requests: (volatile == nil ? requests : state.matchRequests).map { RequestParts($0) },
             isPlayed: { state.matched[$0] },
             advice: policy.mismatchAdvice ?? .library
         )
@@ -200,7 +213,7 @@ final class Playback: @unchecked Sendable {
     private func startReplay(
         of request: FilteredRequest,
         in state: inout State,
-        _ recipient: SceneRecipient
+        _ recipient: Requester
     ) -> Bool {
         // Moved out while the index reads it, so that marking it below changes it in place rather than a copy.
         var matched = state.matched
@@ -216,10 +229,44 @@ final class Playback: @unchecked Sendable {
         matched[chapter] = true
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
         let queued = state.pending.count
-        state.player.start(chapter: chapter, receiver: recipient.receiver, part: recipient.part, into: &state.pending)
+        let receiver = echoing(chapter, to: recipient)
+        state.player.start(chapter: chapter, receiver: receiver, part: recipient.part, into: &state.pending)
         enqueued(from: queued, in: &state)
         scheduleWakeIfNeeded(&state)
         return true
+    }
+
+    /// Who asked for a chapter: the receiver, its part, and the live request's volatile values (when the tape has any).
+    private struct Requester {
+        let receiver: any SceneReceiver
+        let part: Int
+        let livePlaces: [VolatileValues.Place]?
+
+        init(_ receiver: any SceneReceiver, _ part: Int, _ livePlaces: [VolatileValues.Place]?) {
+            self.receiver = receiver
+            self.part = part
+            self.livePlaces = livePlaces
+        }
+    }
+
+    /// `request` as matching compares it on this tape: its volatile values replaced by their shapes.
+    private func viewed(_ request: FilteredRequest, by volatile: VolatileValues) -> FilteredRequest {
+        let recorded = RecordedRequest(request.request)
+        let view = volatile.matchingView(of: recorded)
+        return view == recorded ? request : FilteredRequest(view.urlRequest)
+    }
+
+    /// The receiver `chapter` is handed to: the requester's, or one that echoes the live request's volatile values
+    /// where they differ from the recorded ones (made only then).
+    private func echoing(_ chapter: Int, to requester: Requester) -> any SceneReceiver {
+        guard let volatile, let live = requester.livePlaces else { return requester.receiver }
+        let body = layout.scenesOfChapter[chapter].compactMap { position -> Data? in
+            if case let .data(chunk) = scenes[position].event { return chunk }
+            return nil
+        }
+        guard let echoes = VolatileEchoes(recorded: volatile.places(in: requests[chapter]), live: live, body: body)
+        else { return requester.receiver }
+        return EchoingReceiver(requester.receiver, echoes: echoes)
     }
 
     /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
@@ -227,17 +274,18 @@ final class Playback: @unchecked Sendable {
     private func refilter(_ state: inout State) -> Bool {
         guard !state.isRefiltered, let refilter = policy.refilter else { return false }
         state.isRefiltered = true
-        let refiltered = requests.map(refilter)
+        var refiltered = requests.map(refilter)
         guard refiltered != requests else { return false }
+        if let volatile { refiltered = refiltered.map(volatile.matchingView) }
         state.matchRequests = refiltered
         state.index = MatchIndex(matchers: policy.matchers, requests: refiltered)
         return true
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(_ chapter: Int, in state: inout State, _ recipient: SceneRecipient) {
+    private func replayAgain(_ chapter: Int, in state: inout State, _ recipient: Requester) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        let deliveries = state.player.repeatDeliveries(of: chapter, to: recipient.receiver, part: recipient.part)
+        let deliveries = state.player.repeatDeliveries(of: chapter, to: echoing(chapter, to: recipient), part: recipient.part)
         enqueue(deliveries, in: &state, counts: false)
     }
 

@@ -178,7 +178,7 @@ class VCRURLProtocol: URLProtocol {
         }
         if load.redirectHandling == .reportToClient { load.reportRedirects(to: cassette.redirectHandoffs) }
         let part = load.startPart(sending: live)
-        switch cassette.playback.play(filtered, to: load, part: part) {
+        switch cassette.playback.play(filtered, to: load, part: part, live: live) {
         case .replaying:
             break
         case .record where sent.hidesBody:

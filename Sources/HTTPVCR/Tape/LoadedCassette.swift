@@ -107,7 +107,8 @@ struct LoadedCassette {
                     request.recordedAt = recorded.recordedAt
                     return request
                 },
-                beforePlaceholdersWon: beforePlaceholdersWon(configuration)
+                beforePlaceholdersWon: beforePlaceholdersWon(configuration),
+                volatileValues: configuration.volatileValues
             )
         )
     }
