@@ -48,7 +48,7 @@ final class Playback: @unchecked Sendable {
     private let requests: [RecordedRequest]
     private let policy: Policy
     /// `.all` or `.verify`: every request is sent. Kept as a flag: comparing record modes compares their names.
-    private let sendsEveryRequest: Bool
+    let sendsEveryRequest: Bool
     /// The volatile values, when the tape holds any: requests are then matched as ``VolatileValues/matchingView(of:)``
     /// makes them. Nil for every other tape, which is matched as it is.
     private let volatile: VolatileValues?
@@ -85,8 +85,14 @@ final class Playback: @unchecked Sendable {
         self.policy = policy
         sendsEveryRequest = policy.recordMode == .all || policy.recordMode == .verify
         let volatile = VolatileValues(policy.volatileValues)
-        let views = sendsEveryRequest ? requests : requests.map(volatile.matchingView)
-        self.volatile = views == requests ? nil : volatile
+        var holdsVolatile = false
+        let views = sendsEveryRequest ? requests : requests.map { request in
+            guard volatile.mayHoldAny(request) else { return request }
+            let view = volatile.matchingView(of: request)
+            holdsVolatile = holdsVolatile || view != request
+            return view
+        }
+        self.volatile = holdsVolatile ? volatile : nil
         let index = MatchIndex(matchers: policy.matchers, requests: views)
         self.state = Locked(State(
             index: index,

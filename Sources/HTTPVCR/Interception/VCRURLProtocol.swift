@@ -156,7 +156,7 @@ class VCRURLProtocol: URLProtocol {
         let live = sent.request
         // Bridge: its cassette replays and tapes nothing (the test process filters, matches and tapes what is sent
         // to it), so the request goes on unfiltered: filtering it here was a tenth of a bridged request's work.
-        if let cassette, !sent.hidesBody, BridgeConnection.isBridgeCassette(cassette) {
+        if let cassette, cassette.playback.sendsEveryRequest, !sent.hidesBody, BridgeConnection.isBridgeCassette(cassette) {
             if load.redirectHandling == .reportToClient { load.reportRedirects(to: cassette.redirectHandoffs) }
             let part = Load.Part(load: load, number: load.startPart(sending: live))
             return Recorder.shared.start(Recording(live: live, filtered: live, cassette: cassette, part: part))

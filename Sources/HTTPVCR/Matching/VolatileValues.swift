@@ -3,9 +3,10 @@ import Foundation
 /// A configuration's ``VolatileValue``s, ready to use on requests: where each one is in a request, and the request
 /// as matching compares it (each volatile value replaced by its shape).
 struct VolatileValues: Sendable {
-    private let queryNames: Set<String>
-    private let headerNames: Set<String>
-    private let formNames: Set<String>
+    /// Names as declared, compared without ASCII case (a few each: a scan, nothing lowercased per request).
+    private let queryNames: [String]
+    private let headerNames: [String]
+    private let formNames: [String]
     private let jsonPaths: [(declared: VolatileValue, path: JSONPath)]
     /// Each path's last member name, quoted as JSON writes it: a body holding none of them holds no value the paths
     /// select, and is not parsed. Nil when a path ends otherwise (`[*]`).
@@ -23,13 +24,13 @@ struct VolatileValues: Sendable {
 
     /// Declarations that are not valid (a JSONPath outside the subset) are left out: ``invalid(in:)`` names them.
     init(_ declared: [VolatileValue]) {
-        var query: Set<String> = [], header: Set<String> = [], form: Set<String> = []
+        var query: [String] = [], header: [String] = [], form: [String] = []
         var paths: [(VolatileValue, JSONPath)] = []
         for value in declared {
             switch value {
-            case let .query(name): query.insert(name.lowercased())
-            case let .header(name): header.insert(name.lowercased())
-            case let .form(name): form.insert(name.lowercased())
+            case let .query(name): query.append(name)
+            case let .header(name): header.append(name)
+            case let .form(name): form.append(name)
             case let .jsonPath(text): if let path = JSONPath(text) { paths.append((value, path)) }
             }
         }
@@ -63,17 +64,17 @@ struct VolatileValues: Sendable {
         if !queryNames.isEmpty, let query = Self.query(of: request.url) {
             for segment in query.split(separator: "&") {
                 let (name, value) = FormCoding.decodePair(segment)
-                if queryNames.contains(name.lowercased()) {
+                if queryNames.containsIgnoringCase(name) {
                     places.append(Place(declared: .query(name), location: name, text: value))
                 }
             }
         }
-        for header in request.headers where headerNames.contains(header.name.lowercased()) {
+        for header in request.headers where headerNames.containsIgnoringCase(header.name) {
             places.append(Place(declared: .header(header.name), location: header.name, text: header.value))
         }
         guard let body = request.body, !body.isEmpty, !Self.isEncoded(request) else { return places }
         if !formNames.isEmpty, Self.isForm(request), let text = BodyText.text(body) {
-            for (name, value) in FormCoding.decodePairs(text) where formNames.contains(name.lowercased()) {
+            for (name, value) in FormCoding.decodePairs(text) where formNames.containsIgnoringCase(name) {
                 places.append(Place(declared: .form(name), location: name, text: value))
             }
         }
@@ -92,11 +93,11 @@ struct VolatileValues: Sendable {
     func mayHoldAny(_ request: RecordedRequest) -> Bool {
         guard !isEmpty else { return false }
         if !queryNames.isEmpty, let query = Self.query(of: request.url), query.split(separator: "&").contains(where: {
-            queryNames.contains(FormCoding.decodePair($0).name.lowercased())
+            queryNames.containsIgnoringCase(FormCoding.decodePair($0).name)
         }) {
             return true
         }
-        if request.headers.contains(where: { headerNames.contains($0.name.lowercased()) }) { return true }
+        if request.headers.contains(where: { headerNames.containsIgnoringCase($0.name) }) { return true }
         guard let body = request.body, !body.isEmpty, !Self.isEncoded(request) else { return false }
         if !formNames.isEmpty, Self.isForm(request) { return true }
         guard !jsonPaths.isEmpty, Self.looksLikeJSON(body) else { return false }
@@ -112,19 +113,19 @@ struct VolatileValues: Sendable {
         if !queryNames.isEmpty, let query = Self.query(of: request.url) {
             let segments = query.split(separator: "&", omittingEmptySubsequences: false).map { segment -> String in
                 let (name, value) = FormCoding.decodePair(segment)
-                guard queryNames.contains(name.lowercased()) else { return String(segment) }
+                guard queryNames.containsIgnoringCase(name) else { return String(segment) }
                 let equals = segment.firstIndex(of: "=") ?? segment.endIndex
                 return segment[..<equals] + "=" + VolatileShape(of: value).placeholder
             }
             view.url = Self.url(request.url, withQuery: segments.joined(separator: "&"))
         }
-        for index in view.headers.indices where headerNames.contains(view.headers[index].name.lowercased()) {
+        for index in view.headers.indices where headerNames.containsIgnoringCase(view.headers[index].name) {
             view.headers[index].value = VolatileShape(of: view.headers[index].value).placeholder
         }
         guard let body = request.body, !body.isEmpty, !Self.isEncoded(request) else { return view }
         if !formNames.isEmpty, Self.isForm(request), let text = BodyText.text(body) {
             let pairs = FormCoding.decodePairs(text).map { name, value in
-                let kept = formNames.contains(name.lowercased()) ? VolatileShape(of: value).placeholder : value
+                let kept = formNames.containsIgnoringCase(name) ? VolatileShape(of: value).placeholder : value
                 return String(decoding: FormCoding.encode(name, as: .body), as: UTF8.self) + "="
                     + String(decoding: FormCoding.encode(kept, as: .body), as: UTF8.self)
             }
@@ -186,5 +187,11 @@ struct VolatileValues: Sendable {
         case let .bool(flag): flag ? "true" : "false"
         case .null, .object, .array: nil
         }
+    }
+}
+
+extension [String] {
+    fileprivate func containsIgnoringCase(_ name: some StringProtocol) -> Bool {
+        contains { $0.equalsIgnoringASCIICase(name) }
     }
 }
