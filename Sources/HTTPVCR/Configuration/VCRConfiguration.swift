@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Everything that decides how cassettes record and replay: a `Sendable` value.
 ///
