@@ -19,7 +19,11 @@ let package = Package(
         // The runtime: interception, playback, recording, matching, filters, bridge. Re-exports HTTPVCRCassettes.
         .target(name: "HTTPVCR", dependencies: ["HTTPVCRCassettes"]),
         .target(name: "HTTPVCRTesting", dependencies: ["HTTPVCR"]),
-        .executableTarget(name: "vcr", dependencies: ["HTTPVCR"]),
+        // The vcr subcommands that only read and write cassette files (show, diff, lint, convert, redact): they
+        // build on the cassette model alone; redact is handed the recording filters by the executable.
+        .target(name: "VCRFileCommands", dependencies: ["HTTPVCRCassettes"]),
+        // The command: the file-only subcommands, and serve, which answers through HTTPVCR.
+        .executableTarget(name: "vcr", dependencies: ["VCRFileCommands", "HTTPVCR"]),
         .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
         // The local httpbin the record tests talk to (started by scripts/test); shared by the test targets.
         .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),

@@ -172,7 +172,7 @@ public struct VCRConfiguration: Sendable {
     package var mismatchAdvice: MismatchAdvice?
 
     /// What filtered secrets are written as.
-    public static let filteredPlaceholder = "[FILTERED]"
+    public static let filteredPlaceholder = SecretNames.filteredPlaceholder
 
     /// A configuration with every default given above.
     public init() {}

@@ -155,6 +155,9 @@ package enum SecretNames {
 
     // MARK: Placeholders
 
+    /// What filtered secrets are written as (`VCRConfiguration.filteredPlaceholder` is this).
+    package static let filteredPlaceholder = "[FILTERED]"
+
     private static let placeholderWords: Set<String> = [
         "filtered", "redacted", "removed", "hidden", "masked", "placeholder", "omitted", "scrubbed", "sanitized",
         "censored", "obfuscated", "elided",

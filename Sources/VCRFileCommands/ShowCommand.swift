@@ -1,5 +1,5 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// `vcr show CASSETTE`: one row per recorded request.
 enum ShowCommand {

@@ -4,7 +4,7 @@ import Foundation
 let vcrVersion = "0.1.0"
 
 /// A subcommand: its help text, its options, and what it does.
-struct Command {
+package struct Command {
     var name: String
     /// One line, for the list of subcommands and the OVERVIEW.
     var abstract: String
@@ -19,24 +19,35 @@ struct Command {
     /// What it does. Stored as a `Result`: a stored function type with typed throws needs runtime support macOS 13
     /// lacks (swiftlang/swift#74971).
     var run: (ParsedArguments) -> Result<ExitStatus, CommandError>
+
+    /// A subcommand with this help and this action.
+    package init(
+        name: String,
+        abstract: String,
+        usage: [String],
+        arguments: [(String, String)],
+        options: [OptionSpec],
+        discussion: String = "",
+        examples: [String] = [],
+        run: @escaping (ParsedArguments) -> Result<ExitStatus, CommandError>
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.usage = usage
+        self.arguments = arguments
+        self.options = options
+        self.discussion = discussion
+        self.examples = examples
+        self.run = run
+    }
 }
 
 enum Help {
     static let width = 100
     static let column = 26
 
-    static var commands: [Command] {
-        [
-            ShowCommand.command, DiffCommand.command, LintCommand.command, ConvertCommand.command,
-            RedactCommand.command, ServeCommand.command,
-        ]
-    }
-
-    static func command(named name: String) -> Command? {
-        commands.first { $0.name == name }
-    }
-
-    static var overview: String {
+    /// What `vcr` and `vcr --help` print: the subcommands, their options, the exit statuses.
+    static func overview(of commands: [Command]) -> String {
         var lines = [
             "OVERVIEW: Inspect, compare, check, convert, redact and serve HTTPVCR cassettes.",
             "",
@@ -136,8 +147,8 @@ enum Help {
 }
 
 /// stdout and stderr. `print` is buffered; `exit` flushes it.
-enum Console {
-    static func out(_ text: String) {
+package enum Console {
+    package static func out(_ text: String) {
         print(text)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// `vcr convert IN OUT`: between HTTPVCR JSON, HTTPVCR plist and HAR, and from YAHTTPVCR and VCR.py.
 enum ConvertCommand {

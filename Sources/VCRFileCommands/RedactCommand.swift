@@ -1,10 +1,12 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// `vcr redact PATH... --header NAME --query NAME --json-key NAME --secrets`: hides secrets in recorded cassettes
-/// with the filters recording uses.
-enum RedactCommand {
-    static var command: Command {
+/// with the filters recording uses. Those filters are the runtime's (they work on live requests), so the command is
+/// handed them as a ``Redactor``: everything else it does (options, files, the report) needs the cassettes alone.
+package enum RedactCommand {
+    /// The command, redacting with `redact`.
+    package static func command(redacting redact: @escaping Redactor) -> Command {
         Command(
             name: "redact",
             abstract: "Hide secrets in cassettes with the filters recording uses, without recording again.",
@@ -30,12 +32,12 @@ enum RedactCommand {
                 .value(
                     "placeholder",
                     "<text>",
-                    "What secrets are replaced with (default: \(VCRConfiguration.filteredPlaceholder))."
+                    "What secrets are replaced with (default: \(SecretNames.filteredPlaceholder))."
                 ),
                 .flag(
                     "secrets",
                     "Also hide every name recording hides by default (the names vcr lint reports), and their "
-                        + "echoes, with \(VCRConfiguration.filteredPlaceholder) as recording writes them."
+                        + "echoes, with \(SecretNames.filteredPlaceholder) as recording writes them."
                 ),
                 .flag("remove", "Remove the named headers, parameters and keys instead of replacing their values."),
                 .flag("dry-run", short: "n", "Show what would change, and write nothing."),
@@ -53,7 +55,7 @@ enum RedactCommand {
                 --secrets applies what recording does by default (filtersSecrets): secret-named headers (requests \
                 and responses, cookie names kept), query parameters, JSON and form keys, URL passwords, and every \
                 echo of their values, so a cassette recorded before these defaults looks as if recorded with them. \
-                It always writes \(VCRConfiguration.filteredPlaceholder); --placeholder and --remove apply to the \
+                It always writes \(SecretNames.filteredPlaceholder); --placeholder and --remove apply to the \
                 names given with the other options.
 
                 Everything else stays as it was, byte for byte, and each file is replaced atomically. When nothing \
@@ -83,11 +85,14 @@ enum RedactCommand {
                 "vcr redact Cassettes.bundle --secrets --dry-run",
                 "vcr redact Tests/Cassettes Cassettes/extra.json --header X-Session --dry-run",
             ],
-            run: { arguments in Result { () throws(CommandError) in try run(arguments) } }
+            run: { arguments in Result { () throws(CommandError) in try run(arguments, redacting: redact) } }
         )
     }
 
-    static func run(_ arguments: ParsedArguments) throws(CommandError) -> ExitStatus {
+    package static func run(
+        _ arguments: ParsedArguments, redacting redact: @escaping Redactor
+    ) throws(CommandError) -> ExitStatus {
+        let command = Self.command(redacting: redact)
         guard !arguments.positionals.isEmpty else { throw CommandError.usage("missing <path>", of: command) }
         let headers = arguments.values("header")
         let queries = arguments.values("query")
@@ -110,18 +115,19 @@ enum RedactCommand {
         if names.isEmpty, arguments.flag("remove") || arguments.value("placeholder") != nil {
             throw CommandError.usage(
                 "--placeholder and --remove apply to the names given with --header, --query and --json-key; "
-                    + "--secrets always writes \(VCRConfiguration.filteredPlaceholder), as recording does",
+                    + "--secrets always writes \(SecretNames.filteredPlaceholder), as recording does",
                 of: command
             )
         }
         let replacement: String? = arguments.flag("remove")
             ? nil
-            : arguments.value("placeholder") ?? VCRConfiguration.filteredPlaceholder
+            : arguments.value("placeholder") ?? SecretNames.filteredPlaceholder
         let redaction = Redaction(
-            configuration: configuration(
-                headers: headers, queries: queries, keys: keys, replacement: replacement, secrets: secrets
+            request: RedactionRequest(
+                headers: headers, queries: queries, keys: keys, replacement: replacement, secrets: secrets,
+                responseHeaders: replacing(headers, with: replacement)
             ),
-            responseHeaders: replacing(headers, with: replacement),
+            redact: redact,
             asked: (headers.map { "header \($0)" } + queries.map { "query parameter \($0)" }
                 + keys.map { "key \($0)" } + (secrets ? ["secret name"] : [])).joined(separator: ", "),
             dryRun: arguments.flag("dry-run")
@@ -204,8 +210,8 @@ enum RedactCommand {
 
     /// One redaction, run on each cassette.
     struct Redaction {
-        let configuration: VCRConfiguration
-        let responseHeaders: [String: String?]
+        package let request: RedactionRequest
+        let redact: Redactor
         /// What was asked for, in words, for "nothing to redact".
         let asked: String
         let dryRun: Bool
@@ -229,7 +235,7 @@ enum RedactCommand {
                         + "only. Convert it first: vcr convert \(path) \(converted)"
                 )
             }
-            let redacted = tape.redacted(with: configuration, responseHeaders: responseHeaders)
+            let redacted = redact(tape, request)
             let changes = TapeDiff.changes(from: tape, to: redacted)
             guard !changes.isEmpty else { return .unchanged }
             let changedFields = changes.reduce(0) { $0 + $1.fields }
@@ -254,188 +260,40 @@ enum RedactCommand {
         }
     }
 
-    /// The configuration a recording would have used to keep these secrets off the cassette. The default
-    /// secure headers and secret names are left out unless `secrets` asks for them: redact changes what it is told
-    /// to change, nothing else.
-    static func configuration(
-        headers: [String],
-        queries: [String],
-        keys: [String],
-        replacement: String?,
-        secrets: Bool = false
-    ) -> VCRConfiguration {
-        var configuration = VCRConfiguration()
-        configuration.secureHeaders = []
-        configuration.filtersSecrets = secrets
-        if !headers.isEmpty { configuration.headersFilter = .replacing(replacing(headers, with: replacement)) }
-        if !queries.isEmpty { configuration.queryParametersFilter = .replacing(replacing(queries, with: replacement)) }
-        if !keys.isEmpty {
-            configuration.postBodyFilter = .replacing(replacing(keys, with: replacement))
-            configuration.responseBodyFilter = .replacing(replacing(keys, with: replacement))
-        }
-        return configuration
-    }
-
     /// Each name (repeats once) mapped to the replacement, as the `.replacing` filters take them.
-    static func replacing(_ names: [String], with replacement: String?) -> [String: String?] {
+    package static func replacing(_ names: [String], with replacement: String?) -> [String: String?] {
         Dictionary(names.map { ($0, replacement) }, uniquingKeysWith: { first, _ in first })
     }
 }
 
-/// What differs between two versions of a tape, per request, for `redact`'s report. Old values are shortened
-/// so that the report does not repeat the secrets it removes.
-enum TapeDiff {
-    struct RequestChange {
-        var heading: String
-        /// How many fields changed (a body is one field, however many of its lines changed).
-        var fields: Int
-        var lines: [String]
-    }
+/// Redacts a tape as asked, with the filters recording uses (HTTPVCR's `Tape.redacted(with:responseHeaders:)`).
+package typealias Redactor = (Tape, RedactionRequest) -> Tape
 
-    static func changes(from old: Tape, to new: Tape) -> [RequestChange] {
-        let before = old.interactions
-        let after = new.interactions
-        var result: [RequestChange] = []
-        for index in before.indices {
-            let a = before[index]
-            guard index < after.count else { break }
-            let b = after[index]
-            var lines: [String] = []
-            compare(a.request, b.request, as: "request", into: &lines)
-            for (hop, (x, y)) in zip(a.redirects, b.redirects).enumerated() {
-                compare(x.response, y.response, as: "redirect \(hop + 1) response", into: &lines)
-                compare(x.request, y.request, as: "redirect \(hop + 1) request", into: &lines)
-            }
-            if let x = a.response, let y = b.response {
-                compare(x, y, as: "response", into: &lines)
-            }
-            body(a.body, b.body, as: "response body", into: &lines)
-            let (oldChunks, newChunks) = (a.chunks.count, b.chunks.count)
-            if oldChunks != newChunks {
-                lines.append("response body chunks: \(oldChunks) → \(newChunks) (the shorter body needs fewer)")
-            }
-            if let x = a.error, let y = b.error {
-                for key in Set(x.userInfo.keys).union(y.userInfo.keys).sorted() where x.userInfo[key] != y.userInfo[key] {
-                    lines += field("error \(key)", x.userInfo[key], y.userInfo[key])
-                }
-            }
-            let fields = lines.filter { !$0.hasPrefix("  ") }.count
-            if !lines.isEmpty {
-                result.append(RequestChange(
-                    heading: "request \(index + 1) (\(b.request.method) \(Abbreviate.end(b.request.url, to: 100))):",
-                    fields: fields,
-                    lines: lines
-                ))
-            }
-        }
-        return result
-    }
+/// What `vcr redact` was asked to hide, for the ``Redactor`` to turn into the filters a recording would have used.
+package struct RedactionRequest: Sendable {
+    /// Header names whose values are replaced (`--header`), in requests; in responses through ``responseHeaders``.
+    package var headers: [String]
+    /// Query parameters whose values are replaced in every URL (`--query`).
+    package var queries: [String]
+    /// JSON keys and form fields whose values are replaced in request and response bodies (`--json-key`).
+    package var keys: [String]
+    /// What the named values become; nil removes them (`--remove`).
+    package var replacement: String?
+    /// Also every name recording hides by default, and its echoes (`--secrets`).
+    package var secrets: Bool
+    /// Response header fields set to a value, or removed when it is nil: recording never filters response headers.
+    package var responseHeaders: [String: String?]
 
-    private static func compare(_ x: RecordedRequest, _ y: RecordedRequest, as name: String, into lines: inout [String]) {
-        if x.url != y.url { lines += field("\(name) URL", x.url, y.url) }
-        headers(x.headers, y.headers, as: name, into: &lines)
-        body(x.body ?? Data(), y.body ?? Data(), as: "\(name) body", into: &lines)
-    }
-
-    private static func compare(_ x: RecordedResponse, _ y: RecordedResponse, as name: String, into lines: inout [String]) {
-        if x.url != y.url { lines += field("\(name) URL", x.url, y.url) }
-        headers(x.headers, y.headers, as: name, into: &lines)
-    }
-
-    private static func headers(_ x: [RecordedHeader], _ y: [RecordedHeader], as name: String, into lines: inout [String]) {
-        var names: [String] = []
-        for header in x + y where !names.contains(where: { $0.equalsIgnoringASCIICase(header.name) }) {
-            names.append(header.name)
-        }
-        for headerName in names where x[field: headerName] != y[field: headerName] {
-            let clear = ["content-length", "content-encoding"].contains(headerName.lowercased())
-            lines += field("\(name) header \(headerName)", x[field: headerName], y[field: headerName], clear: clear)
-        }
-    }
-
-    /// `- old` / `+ new` lines for one field; the part of the old value that changed is shortened.
-    private static func field(_ name: String, _ old: String?, _ new: String?, clear: Bool = false) -> [String] {
-        switch (old, new) {
-        case let (old?, new?):
-            let (shownOld, shownNew) = inline(old, new, clear: clear)
-            return ["\(name): \(shownOld) → \(shownNew)"]
-        case let (old?, nil):
-            return ["\(name): \(clear ? old : Abbreviate.secret(old)) → (removed)"]
-        case let (nil, new?):
-            return ["\(name): (none) → \(new)"]
-        case (nil, nil):
-            return []
-        }
-    }
-
-    /// Changed lines of a text body, `-` old and `+` new, the changed part of old lines shortened; a count for
-    /// binary bodies.
-    private static func body(_ old: Data, _ new: Data, as name: String, into lines: inout [String]) {
-        guard old != new else { return }
-        guard let oldText = String(data: old, encoding: .utf8), let newText = String(data: new, encoding: .utf8) else {
-            lines.append("\(name): \(old.count) bytes → \(new.count) bytes (binary)")
-            return
-        }
-        lines.append("\(name):")
-        let oldLines = oldText.components(separatedBy: "\n")
-        let newLines = newText.components(separatedBy: "\n")
-        if oldLines.count == newLines.count {
-            for (number, (x, y)) in zip(oldLines, newLines).enumerated() where x != y {
-                let (shownOld, shownNew) = inline(x, y, clear: false)
-                lines.append("  line \(number + 1):")
-                lines.append("  - \(shownOld)")
-                lines.append("  + \(shownNew)")
-            }
-            return
-        }
-        // Lines were removed (--remove): show the block between the common head and tail.
-        var head = 0
-        while head < min(oldLines.count, newLines.count), oldLines[head] == newLines[head] { head += 1 }
-        var tail = 0
-        while tail < min(oldLines.count, newLines.count) - head,
-              oldLines[oldLines.count - 1 - tail] == newLines[newLines.count - 1 - tail] {
-            tail += 1
-        }
-        lines.append("  lines \(head + 1)–\(oldLines.count - tail):")
-        for line in oldLines[head..<(oldLines.count - tail)] {
-            lines.append("  - \(Abbreviate.end(line.isEmpty ? line : shorten(line), to: 160))")
-        }
-        for line in newLines[head..<(newLines.count - tail)] {
-            lines.append("  + \(Abbreviate.end(line, to: 160))")
-        }
-    }
-
-    /// The old and new text around the part that differs, with some context, the old part shortened.
-    static func inline(_ old: String, _ new: String, clear: Bool) -> (String, String) {
-        let a = Array(old)
-        let b = Array(new)
-        var prefix = 0
-        while prefix < min(a.count, b.count), a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < min(a.count, b.count) - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
-            suffix += 1
-        }
-        // Widen the changed part to whole tokens, so that "hunter2" is not shown as "h" + "unter2".
-        while prefix > 0, isTokenCharacter(a[prefix - 1]), isTokenCharacter(b[prefix - 1]) { prefix -= 1 }
-        while suffix > 0, isTokenCharacter(a[a.count - suffix]), isTokenCharacter(b[b.count - suffix]) { suffix -= 1 }
-        let context = 60
-        let lead = String(a[..<prefix])
-        let shownLead = lead.count > context ? "…" + lead.suffix(context) : lead
-        let trail = String(a[(a.count - suffix)...])
-        let shownTrail = trail.count > context ? trail.prefix(context) + "…" : trail
-        let oldMiddle = String(a[prefix..<(a.count - suffix)])
-        let newMiddle = Abbreviate.end(String(b[prefix..<(b.count - suffix)]), to: 200)
-        let shownOld = clear || oldMiddle.isEmpty ? oldMiddle : shorten(oldMiddle)
-        return (shownLead + shownOld + shownTrail, shownLead + newMiddle + shownTrail)
-    }
-
-    private static func shorten(_ secret: String) -> String {
-        let quoted = Abbreviate.secret(secret)
-        return String(quoted.dropFirst().dropLast())
-    }
-
-    private static func isTokenCharacter(_ character: Character) -> Bool {
-        character.isLetter || character.isNumber || character == "-" || character == "_" || character == "."
-            || character == "+" || character == "/" || character == "%"
+    /// A request for these names.
+    package init(
+        headers: [String], queries: [String], keys: [String], replacement: String?, secrets: Bool,
+        responseHeaders: [String: String?]
+    ) {
+        self.headers = headers
+        self.queries = queries
+        self.keys = keys
+        self.replacement = replacement
+        self.secrets = secrets
+        self.responseHeaders = responseHeaders
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// `vcr lint PATH...`: secrets in clear in cassettes, for CI and pre-commit hooks.
 enum LintCommand {

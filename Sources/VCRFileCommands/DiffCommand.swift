@@ -1,5 +1,5 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// `vcr diff OLD NEW` and `vcr diff CASSETTE --against REV`: what changed between two versions of a cassette, as
 /// requests that appeared or went and the shape of each response, rather than a wall of JSON.
@@ -111,18 +111,25 @@ enum DiffCommand {
         process.arguments = ["git", "-C", url.deletingLastPathComponent().path, "show",
                              "\(revision):./\(url.lastPathComponent)"]
         let output = Pipe()
-        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = errors
+        // git's complaints go to a file, read once it has exited: a second pipe would need a reader of its own
+        // beside this one, so that a large cassette cannot fill one pipe and stall git.
+        let errorFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vcr-diff-\(ProcessInfo.processInfo.globallyUniqueString).stderr")
+        defer { try? FileManager.default.removeItem(at: errorFile) }
         let data: Data
         let errorText: String
         do {
+            guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            let errors = try FileHandle(forWritingTo: errorFile)
+            defer { try? errors.close() }
+            process.standardError = errors
             try process.run()
-            // Read both pipes before waiting, so that a large cassette cannot fill one and stall git.
-            let errorReader = Thread.detachNewThreadReadingAll(errors)
             data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            errorText = errorReader()
+            errorText = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
         } catch {
             throw CommandError(message: "\(path): cannot run git (\(error.localizedDescription))")
         }
@@ -134,26 +141,6 @@ enum DiffCommand {
             return try CassetteFile.decode(data, path: "\(revision):\(path)").tape
         } catch {
             throw CommandError(message: "\(revision):\(path): \(CassetteInput.reason(error))")
-        }
-    }
-}
-
-extension Thread {
-    /// Reads `pipe` to its end on a thread of its own; the function returned waits for it and gives the text.
-    fileprivate static func detachNewThreadReadingAll(_ pipe: Pipe) -> () -> String {
-        final class Box: @unchecked Sendable {
-            var data = Data()
-            let done = DispatchSemaphore(value: 0)
-        }
-        let box = Box()
-        let handle = pipe.fileHandleForReading
-        Thread.detachNewThread {
-            box.data = handle.readDataToEndOfFile()
-            box.done.signal()
-        }
-        return {
-            box.done.wait()
-            return String(decoding: box.data, as: UTF8.self)
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPVCR
+import HTTPVCRCassettes
 
 /// Reading cassettes named on the command line, with errors that name the file as the user wrote it.
 enum CassetteInput {

@@ -2,7 +2,7 @@ import Foundation
 
 /// How `vcr` ends: 0 when all is well, 1 when `lint` found something, 2 for a usage mistake or an input that
 /// cannot be read.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     case success = 0
     case findings = 1
     case failure = 2
@@ -10,19 +10,26 @@ enum ExitStatus: Int32 {
 
 /// Ends the command with a message on stderr. A usage error also prints the command's usage lines, as
 /// swift-argument-parser tools do.
-struct CommandError: Error {
+package struct CommandError: Error {
     var message: String
     var status: ExitStatus = .failure
     /// The name of the command whose usage to show after the message, for mistakes in the command line.
     var usageOf: String?
 
-    static func usage(_ message: String, of command: Command) -> CommandError {
+    /// An error with this message, ending the command with `status`.
+    package init(message: String, status: ExitStatus = .failure, usageOf: String? = nil) {
+        self.message = message
+        self.status = status
+        self.usageOf = usageOf
+    }
+
+    package static func usage(_ message: String, of command: Command) -> CommandError {
         CommandError(message: message, usageOf: command.name)
     }
 }
 
 /// One option a command takes.
-struct OptionSpec {
+package struct OptionSpec {
     enum Kind {
         /// `--dry-run`
         case flag
@@ -37,11 +44,13 @@ struct OptionSpec {
     var kind: Kind
     var help: String
 
-    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+    package static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, kind: .flag, help: help)
     }
 
-    static func value(_ name: String, _ valueName: String, short: Character? = nil, _ help: String) -> OptionSpec {
+    package static func value(
+        _ name: String, _ valueName: String, short: Character? = nil, _ help: String
+    ) -> OptionSpec {
         OptionSpec(name: name, short: short, kind: .value(valueName), help: help)
     }
 
@@ -67,14 +76,14 @@ struct OptionSpec {
 }
 
 /// What a command line said, once checked against the command's options.
-struct ParsedArguments {
+package struct ParsedArguments {
     var positionals: [String] = []
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var wantsHelp = false
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
+    package func value(_ name: String) -> String? { values[name]?.last }
     func values(_ name: String) -> [String] { values[name] ?? [] }
 }
 
@@ -184,7 +193,7 @@ enum ArgumentParser {
 
 extension ParsedArguments {
     /// The one positional argument a command takes, or a usage error naming what is missing or extra.
-    func onlyPositional(named name: String, of command: Command) throws(CommandError) -> String {
+    package func onlyPositional(named name: String, of command: Command) throws(CommandError) -> String {
         guard let value = positionals.first else { throw CommandError.usage("missing \(name)", of: command) }
         guard positionals.count == 1 else {
             throw CommandError.usage("unexpected argument '\(positionals[1])'", of: command)
