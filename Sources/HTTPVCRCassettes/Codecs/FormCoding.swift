@@ -73,6 +73,7 @@ package enum FormCoding {
     }
 
     /// A name or value as text, decoded as above; text that does not decode to UTF-8 is returned as written.
+    @inlinable
     package static func decode(_ text: some StringProtocol) -> String {
         let decoded = Array(text.utf8).withUnsafeBufferPointer { decode($0, 0..<$0.count) }
         let string = String(decoding: decoded, as: UTF8.self)
@@ -81,12 +82,14 @@ package enum FormCoding {
     }
 
     /// The decoded name and value of one `name=value` segment; a bare name has an empty value.
+    @inlinable
     package static func decodePair(_ segment: some StringProtocol) -> (name: String, value: String) {
         guard let equals = segment.firstIndex(of: "=") else { return (decode(segment), "") }
         return (decode(segment[..<equals]), decode(segment[segment.index(after: equals)...]))
     }
 
     /// The decoded pairs of a form body or query, in order; empty segments (`a=1&&b=2`) are skipped.
+    @inlinable
     package static func decodePairs(_ text: some StringProtocol) -> [(name: String, value: String)] {
         text.split(separator: "&").map { decodePair($0) }
     }

@@ -12,7 +12,7 @@ extension StringProtocol {
         return (contiguous ?? nil) ?? Self.equalFoldingASCII(Array(utf8), Array(other.utf8))
     }
 
-    @usableFromInline
+    @inlinable
     static func equalFoldingASCII(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         zip(lhs, rhs).allSatisfy { a, b in a == b || (isASCIILetter(a) && a ^ 0x20 == b) }
     }
@@ -25,7 +25,7 @@ extension StringProtocol {
         return Array(utf8).withUnsafeBufferPointer { Self.search($0, for: needle) }
     }
 
-    @usableFromInline
+    @inlinable
     static func search(_ bytes: UnsafeBufferPointer<UInt8>, for needle: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = needle.first else { return true }
         guard needle.count <= bytes.count else { return false }
@@ -70,7 +70,7 @@ extension StringProtocol {
         utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? utf8.contains(where: predicate)
     }
 
-    @usableFromInline static func isASCIILetter(_ byte: UInt8) -> Bool {
+    @inlinable static func isASCIILetter(_ byte: UInt8) -> Bool {
         let folded = byte | 0x20
         return folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
     }
@@ -85,7 +85,7 @@ extension URL {
             ?? Self.startsWithHTTPScheme(Array(text.utf8))
     }
 
-    @usableFromInline static func startsWithHTTPScheme(_ bytes: some Collection<UInt8>) -> Bool {
+    @inlinable static func startsWithHTTPScheme(_ bytes: some Collection<UInt8>) -> Bool {
         var bytes = bytes.makeIterator()
         for expected in "http".utf8 {
             guard let byte = bytes.next(), (byte | 0x20) == expected else { return false }
