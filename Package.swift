@@ -7,14 +7,23 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
         .library(name: "HTTPVCR", targets: ["HTTPVCR"]),
+        .library(name: "HTTPVCRCassettes", targets: ["HTTPVCRCassettes"]),
         .library(name: "HTTPVCRTesting", targets: ["HTTPVCRTesting"]),
         .executable(name: "vcr", targets: ["vcr"]),
         .executable(name: "vcr-bench", targets: ["vcr-bench"]),
     ],
     targets: [
-        .target(name: "HTTPVCR"),
+        // The cassette model: tapes, file formats, JSON readers, secret scanning, drift shapes. Pure values: no
+        // URLSession, no locks, no dispatch (scripts/lint-sources checks it).
+        .target(name: "HTTPVCRCassettes"),
+        // The runtime: interception, playback, recording, matching, filters, bridge. Re-exports HTTPVCRCassettes.
+        .target(name: "HTTPVCR", dependencies: ["HTTPVCRCassettes"]),
         .target(name: "HTTPVCRTesting", dependencies: ["HTTPVCR"]),
-        .executableTarget(name: "vcr", dependencies: ["HTTPVCR"]),
+        // The vcr subcommands that only read and write cassette files (show, diff, lint, convert, redact): they
+        // build on the cassette model alone; redact is handed the recording filters by the executable.
+        .target(name: "VCRFileCommands", dependencies: ["HTTPVCRCassettes"]),
+        // The command: the file-only subcommands, and serve, which answers through HTTPVCR.
+        .executableTarget(name: "vcr", dependencies: ["VCRFileCommands", "HTTPVCR"]),
         .executableTarget(name: "vcr-bench", dependencies: ["HTTPVCR"]),
         // The local httpbin the record tests talk to (started by scripts/test); shared by the test targets.
         .target(name: "HTTPBinTestSupport", dependencies: ["HTTPVCR"], path: "Tests/HTTPBinTestSupport"),

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// The facade: shared configuration, the inserted cassette, and the matcher registry.
 ///

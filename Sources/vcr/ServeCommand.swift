@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTPVCR
+import VCRFileCommands
 
 /// `vcr serve CASSETTE --port N`: answers any HTTP client on 127.0.0.1 from a cassette, recording through
 /// `--upstream` in a mode that records.

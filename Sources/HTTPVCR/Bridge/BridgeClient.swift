@@ -7,6 +7,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPVCRCassettes
 
 /// An answer read off the bridge: status, fields in order, body.
 struct BridgeAnswer: Sendable {

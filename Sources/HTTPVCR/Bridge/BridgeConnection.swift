@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// The launched process's end of a bridge (``VCR/connectToBridge()``): the bridge is this process's network.
 ///

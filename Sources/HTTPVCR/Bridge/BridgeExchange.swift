@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Where a bridge's requests go: the cassette bound to the task that started it, else the process's inserted
 /// cassette as a request of the test that started it would find it (``VCR/attribution(forTest:)``).

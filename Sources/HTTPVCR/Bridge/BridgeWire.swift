@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// What the two ends of a bridge agree on: the environment that names the bridge, the fields a bridged request and
 /// its answer carry besides the app's own, and how a failure travels as an answer.

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPVCRCassettes
 
 /// Which TCP ports a launched process and its family listen on: read from /proc on Linux, from libproc on macOS.
 /// What ``LaunchedProcess/listeningPorts`` reports.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// Reads HTTP/1.1 requests from bytes as they arrive: feed what the socket gave, take requests while there are
 /// whole ones. Strict on purpose (it only ever talks to loopback clients): only CRLF ends a line, no folded fields,

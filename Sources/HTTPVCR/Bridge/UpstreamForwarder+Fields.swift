@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 extension UpstreamForwarder {
     /// The fields of a forwarded answer, from what URLSession kept of them: one value per name, repeated ones joined

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Sends a request a client made to the real server, for ``VCRBridge`` and `vcr serve` when they record: the client's
 /// own fields and no others go out, and the answer comes back with every field the server sent that URLSession lets

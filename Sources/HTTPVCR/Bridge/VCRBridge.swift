@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Carries the requests of a process your test launches (a server binary, an app under XCUITest) to the test's
 /// cassette, over loopback HTTP, and lets the test exercise that process for real.

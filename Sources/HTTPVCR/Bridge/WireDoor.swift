@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// The door for requests that came over the wire (a bridge's, a stand-in's): the cassette's answer, or the
 /// upstream's, taped, handed back by callback on whichever thread has it.

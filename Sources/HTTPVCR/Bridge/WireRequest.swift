@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// One header field as it came on the wire: name with its case, value without surrounding whitespace.
 package struct WireField: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// A response to write on the loopback wire. The writer frames the body itself: any Content-Length,
 /// Transfer-Encoding or Connection among `fields` is dropped and its own are written.

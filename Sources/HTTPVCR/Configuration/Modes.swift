@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// What a cassette does with requests it cannot replay, and whether it replays at all.
 ///

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Everything that decides how cassettes record and replay: a `Sendable` value.
 ///
@@ -176,7 +177,7 @@ public struct VCRConfiguration: Sendable {
     package var mismatchAdvice: MismatchAdvice?
 
     /// What filtered secrets are written as.
-    public static let filteredPlaceholder = "[FILTERED]"
+    public static let filteredPlaceholder = SecretNames.filteredPlaceholder
 
     /// A configuration with every default given above.
     public init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// ``RecordMode/verify`` for one cassette: each request sent live is recorded as usual (the app gets the live
 /// answer through the recording's delivery), and when its recording would be taped, it is compared here with the

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 extension BodyRewriter {
     /// ``rewriteJSON(_:replacing:)`` for `a=1&b=2` form bodies (also usable on a URL query string): keys are

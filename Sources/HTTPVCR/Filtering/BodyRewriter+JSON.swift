@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 extension BodyRewriter {
     /// Replacement values by key: a String replaces the value (written as a JSON string), nil removes the member.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// Hides secrets inside JSON and form bodies by editing the recorded bytes in place: everything except the
 /// replaced or removed values keeps its exact bytes, formatting and key order, so cassettes stay faithful and

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Applies a configuration's request filters. The same function runs on the live request before matching and
 /// on what is recorded, so a filtered request still matches its filtered recording.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Turns what a recording saw into what goes on the tape: URLs through the path and query filters, the body
 /// through the response body filter and `beforeRecordResponse`, headers kept consistent with the body.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// The secure defaults of a configuration: which header names and query or body keys hold secrets (the vocabulary
 /// `vcr lint` uses, ``SecretNames``, plus ``VCRConfiguration/secretNames``), and, once they are filtered, the values
@@ -50,7 +51,7 @@ struct SecretFilter {
 
     func isSecret(headerName name: String) -> Bool {
         if !secretNames.isEmpty, secretNames.contains(where: { $0.equalsIgnoringASCIICase(name) }) { return true }
-        return filtersSecrets && SecretNames.isSecret(headerName: name)
+        return filtersSecrets && SecretNames.isSecretRemembered(headerName: name)
     }
 
     func isSecret(key: String) -> Bool {

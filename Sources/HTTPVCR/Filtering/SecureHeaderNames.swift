@@ -1,3 +1,5 @@
+import HTTPVCRCassettes
+
 /// ``VCRConfiguration/secureHeaders`` with a quick test in front: a bit for the length and first byte (ASCII case
 /// folded) of each name, so that most headers are told apart from them without going through the set, whose
 /// iteration cost more than the rest of filtering a header. A cassette makes it once.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// ``VCRConfiguration/sensitiveData`` resolved: each real value and the placeholder the cassette holds instead.
 /// Recording (and matching) hides values behind placeholders everywhere in a request and its response; replaying

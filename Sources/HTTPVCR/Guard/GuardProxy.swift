@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPVCRCassettes
 
 /// Where a request is going: a host (lowercased, an IPv6 address without brackets) and a port.
 struct NetworkOrigin: Hashable, Sendable, CustomStringConvertible {

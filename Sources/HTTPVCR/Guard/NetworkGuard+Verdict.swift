@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 extension NetworkGuard {
     /// What happens to a request from a session HTTPVCR is not in, judged by its origin and the cassettes in force

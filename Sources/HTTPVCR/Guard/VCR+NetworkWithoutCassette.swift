@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 extension VCR {
     /// `VCR_ALLOW_NETWORK`, read once: `0`/`false`/`no`/`off` or `1`/`true`/`yes`/`on`.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// The body matcher's view of a body: the same text for bodies that mean the same.
 enum BodyNormalization {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// Explains why a request matched nothing: the recorded request closest to it and what differs.
 enum Mismatch {

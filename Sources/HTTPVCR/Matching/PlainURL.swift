@@ -1,3 +1,5 @@
+import HTTPVCRCassettes
+
 /// A URL written `scheme://host[:port][/path][?query]` in lowercase ASCII, with nothing in it that `URL` would
 /// encode, decode or read otherwise: its parts are read off the text. Nil for any other URL.
 struct PlainURL {

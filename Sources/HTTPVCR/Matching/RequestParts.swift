@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPVCRCassettes
 
 /// A request as the matchers see it: its URL parsed once, however many matchers read it, and built straight
 /// from the tape for recorded requests (no `URLRequest` needed to index a cassette).

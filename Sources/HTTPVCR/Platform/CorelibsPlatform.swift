@@ -1,6 +1,7 @@
 #if canImport(FoundationNetworking)
 import Foundation
 import FoundationNetworking
+import HTTPVCRCassettes
 
 /// swift-corelibs-foundation's loader, where HTTPVCR stands in for what its client cannot be told: it finds the
 /// task's session, who listens to the task, an upload's body, and writes a download's file, the task's error and

@@ -129,6 +129,7 @@ import Testing
         for name in names {
             let expected = SecretNames.isSecretUncached(headerName: name)
             let answered = SecretNames.isSecret(headerName: name)
+            #expect(SecretNames.isSecretRemembered(headerName: name) == expected, "\(name.debugDescription)")
             #expect(answered == expected, "\(name.debugDescription)")
             if answered != expected { return }
             if expected { secret += 1 }

@@ -1,0 +1,181 @@
+import Foundation
+
+/// The kinds of file a tape can be read from, detected from the file's content.
+public enum CassetteFormat: String, Sendable, CaseIterable {
+    /// HTTPVCR's own format as pretty-printed JSON (the default).
+    case json
+    /// HTTPVCR's own format as an XML property list.
+    case plist
+    /// HAR 1.2, as written by browsers' developer tools, mitmproxy, Polly.js and Replay.
+    case har
+    /// YAHTTPVCR's tape, as JSON or as a property list.
+    case yahttpvcr
+    /// VCR.py's JSON serializer (`{"version": 1, "interactions": [...]}`).
+    case vcrpy
+
+    /// Written by another tool: HTTPVCR replays it but never records into it.
+    public var isForeign: Bool {
+        switch self {
+        case .json, .plist: false
+        case .har, .yahttpvcr, .vcrpy: true
+        }
+    }
+
+    /// The format HTTPVCR writes for a file name: `.plist` is a property list, `.har` is HAR, anything else JSON.
+    public static func forWriting(to url: URL) -> CassetteFormat {
+        forWriting(extension: url.pathExtension)
+    }
+
+    /// ``forWriting(to:)`` for a file path.
+    package static func forWriting(toPath path: String) -> CassetteFormat {
+        let utf8 = path.utf8
+        let nameStart = utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex
+        guard let dot = utf8[nameStart...].lastIndex(of: UInt8(ascii: ".")), dot != nameStart else { return .json }
+        return forWriting(extension: String(path[utf8.index(after: dot)...]))
+    }
+
+    private static func forWriting(extension pathExtension: String) -> CassetteFormat {
+        switch pathExtension.lowercased() {
+        case "plist": .plist
+        case "har": .har
+        default: .json
+        }
+    }
+}
+
+/// Reads and writes cassette files: detects the format, turns the bytes into a ``Tape`` and back, and saves
+/// atomically so that a failed write never leaves half a cassette behind.
+public enum CassetteFile {
+    /// Reads the file at `url`.
+    /// - Throws: ``VCRError`` with code ``VCRError/Code/cassetteNotFound`` when there is no file, and
+    ///   ``VCRError/Code/malformedCassette`` naming the file and the problem when it cannot be read.
+    public static func read(at url: URL) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        try read(atPath: url.path)
+    }
+
+    /// ``read(at:)`` by the file's path.
+    package static func read(atPath path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        switch FileContents.read(atPath: path) {
+        case let .success(data):
+            return try decode(data, path: path)
+        case .failure(.notFound):
+            throw VCRError(.cassetteNotFound, "No cassette at \(path)", cassettePath: path, reason: "no such file")
+        case let .failure(.unreadable(why)):
+            throw VCRError.malformed(path, "cannot be read (\(why))")
+        }
+    }
+
+    /// Turns a file's bytes into a tape. `path` names the file in errors; its extension helps detection.
+    public static func decode(_ data: Data, path: String) throws(VCRError) -> (tape: Tape, format: CassetteFormat) {
+        guard !data.isEmpty else { throw VCRError.malformed(path, "the file is empty") }
+        let first = data.first
+        let isPropertyList = (first == UInt8(ascii: "<") || first == UInt8(ascii: "b"))
+            && (data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
+                || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8)))
+        // Our own JSON goes straight to its readers, without Foundation objects: first the one for exactly the
+        // writer's layout, then `JSONDecoder` for anything else. When that cannot parse it, `JSONSerialization`
+        // below says where.
+        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data) {
+            if let tape = HTTPVCRFormat.tape(readingWrittenLayout: data) { return (tape, .json) }
+            do throws(DecodeFailure) {
+                if case let .tape(tape) = try HTTPVCRFormat.tape(decoding: data, asPropertyList: false) {
+                    return (tape, .json)
+                }
+            } catch {
+                throw VCRError.malformed(path, error.reason)
+            }
+        }
+        if isPropertyList, !data.starts(with: Array("bplist".utf8)), NestingLimit.isExceeded(inXMLPropertyList: data) {
+            throw VCRError.malformed(
+                path,
+                "not valid property list: nested more than \(NestingLimit.maximumDepth) levels deep"
+            )
+        }
+        let kind = isPropertyList ? "property list" : "JSON"
+        let object: Any
+        do {
+            if isPropertyList {
+                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            } else {
+                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            }
+        } catch {
+            throw VCRError.malformed(path, "not valid \(kind) (truncated or corrupt?): \(Self.reason(error))")
+        }
+        do throws(DecodeFailure) {
+            if HTTPVCRFormat.isReadable(object) {
+                // Parsed again, by the decoder: a property list, or JSON with `format` not first (hand-edited).
+                switch try HTTPVCRFormat.tape(decoding: data, asPropertyList: isPropertyList) {
+                case let .tape(tape):
+                    return (tape, isPropertyList ? .plist : .json)
+                case let .unparsable(reason):
+                    throw DecodeFailure("not valid \(kind) (truncated or corrupt?): \(reason)")
+                }
+            }
+            if path.lowercased().hasSuffix(".har") || HARFormat.isReadable(object) {
+                return (try HARFormat.tape(from: object), .har)
+            }
+            if YAHTTPVCRFormat.isReadable(object) { return (try YAHTTPVCRFormat.tape(from: object), .yahttpvcr) }
+            if VCRPyFormat.isReadable(object) { return (try VCRPyFormat.tape(from: object), .vcrpy) }
+        } catch {
+            throw VCRError.malformed(path, error.reason)
+        }
+        throw VCRError.malformed(
+            path,
+            "not a cassette format HTTPVCR knows (HTTPVCR JSON or plist, HAR 1.2, YAHTTPVCR, VCR.py JSON)"
+        )
+    }
+
+    /// The bytes of `tape` in `format`. Foreign formats HTTPVCR cannot write (YAHTTPVCR, VCR.py) throw.
+    public static func encode(_ tape: Tape, as format: CassetteFormat) throws(VCRError) -> Data {
+        switch format {
+        case .json:
+            return HTTPVCRFormat.document(tape, structuresBodies: true).serialized()
+        case .plist:
+            do {
+                return try PropertyListSerialization.data(
+                    fromPropertyList: HTTPVCRFormat.document(tape).foundationObject ?? [:],
+                    format: .xml,
+                    options: 0
+                )
+            } catch {
+                throw VCRError(.saveFailed, "Cannot write the tape as a property list: \(reason(error))")
+            }
+        case .har:
+            return HARFormat.document(tape).serialized()
+        case .yahttpvcr, .vcrpy:
+            throw VCRError(.saveFailed, "HTTPVCR reads \(format.rawValue) cassettes but does not write them")
+        }
+    }
+
+    /// Writes `tape` to `url` atomically: a temporary file next to it, then a rename. Missing folders are
+    /// created. On failure the file that was there is untouched.
+    public static func write(_ tape: Tape, to url: URL, as format: CassetteFormat) throws(VCRError) {
+        let data = try encode(tape, as: format)
+        try write(data, to: url)
+    }
+
+    /// Writes bytes to `url` atomically (see ``write(_:to:as:)``).
+    package static func write(_ data: Data, to url: URL) throws(VCRError) {
+        do throws(AtomicFileWrite.Failure) {
+            try AtomicFileWrite.replaceContents(of: url, with: data)
+        } catch {
+            let file = error.linkTarget.map { "\(url.path) (a link to \($0))" } ?? url.path
+            throw VCRError(
+                .saveFailed,
+                error.isReplaced
+                    ? "Saved cassette \(file), but \(error.reason), so the save may not survive a crash."
+                    : "Cannot save cassette \(file): \(error.reason). The previous file, if any, is unchanged.",
+                cassettePath: url.path,
+                reason: error.reason
+            )
+        }
+    }
+
+    package static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String { return debug }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError { return underlying.localizedDescription }
+        return nsError.localizedDescription
+    }
+}
