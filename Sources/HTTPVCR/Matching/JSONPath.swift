@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// The JSONPath subset a ``VolatileValue/jsonPath(_:)`` is written in: `$`, then `.name`, `['name']`, `[2]` and
 /// `[*]` (every element of an array, every member of an object).

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// Values that look volatile: at the same place in a live request and its recording, different, and of one shape
 /// (two timestamps, two UUIDs, two hex digests). What a no-match message and `verify` propose to declare.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// What a replayed chapter's response says in place of the recorded request's volatile values: the live request's,
 /// wherever the server echoed them (header fields, the response URL, the body; as written, percent-encoded or

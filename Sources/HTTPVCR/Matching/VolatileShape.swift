@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// What kind of value a volatile value is: two values of one shape match, whatever their text.
 enum VolatileShape: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// A part of a request whose value changes on every run: a presigned URL's date and signature, an OAuth nonce, a
 /// cache buster, a request id, a timestamp or a client id in a JSON body.

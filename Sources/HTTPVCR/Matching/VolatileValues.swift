@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// A configuration's ``VolatileValue``s, ready to use on requests: where each one is in a request, and the request
 /// as matching compares it (each volatile value replaced by its shape).

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPVCRCassettes
 
 /// A replayed chapter's receiver when the live request's volatile values differ from the recorded ones: what the
 /// chapter echoed of them reaches the receiver as the live values (``VolatileEchoes``). Made only for such a chapter.
