@@ -86,9 +86,7 @@ enum VolatileCandidates {
     }
 
     private static func pairs(ofQueryIn url: String) -> [(name: String, value: String)] {
-        guard let mark = url.firstIndex(of: "?") else { return [] }
-        let end = url[mark...].firstIndex(of: "#") ?? url.endIndex
-        return FormCoding.decodePairs(url[url.index(after: mark)..<end])
+        VolatileValues.query(of: url).map { FormCoding.decodePairs($0) } ?? []
     }
 
     /// Scalars at the same place in both documents; array elements at one index, written `[*]`.

@@ -146,17 +146,30 @@ struct VolatileValues: Sendable {
     // MARK: Reading requests
 
     /// The query of a URL's text (before any fragment), or nil when it has none.
-    private static func query(of url: String) -> Substring? {
-        guard let mark = url.firstIndex(of: "?") else { return nil }
-        let end = url[mark...].firstIndex(of: "#") ?? url.endIndex
-        let query = url[url.index(after: mark)..<end]
-        return query.isEmpty ? nil : query
+    static func query(of url: String) -> Substring? {
+        guard let (mark, end) = querySpan(of: url), url.utf8.index(after: mark) < end else { return nil }
+        return url[url.utf8.index(after: mark)..<end]
     }
 
     private static func url(_ url: String, withQuery query: String) -> String {
-        guard let mark = url.firstIndex(of: "?") else { return url }
-        let end = url[mark...].firstIndex(of: "#") ?? url.endIndex
+        guard let (mark, end) = querySpan(of: url) else { return url }
         return url[...mark] + query + url[end...]
+    }
+
+    /// Where the `?` is, and where the query ends (a `#` or the end). Read as bytes: looking for a character in a
+    /// String steps over grapheme clusters, a cost every recorded request paid when a cassette was inserted.
+    private static func querySpan(of url: String) -> (mark: String.Index, end: String.Index)? {
+        let offsets = url.utf8.withContiguousStorageIfAvailable { bytes -> (mark: Int, end: Int)? in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+            return (mark, bytes[mark...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count)
+        }
+        if let offsets {
+            guard let offsets else { return nil }
+            let mark = url.utf8.index(url.utf8.startIndex, offsetBy: offsets.mark)
+            return (mark, url.utf8.index(mark, offsetBy: offsets.end - offsets.mark))
+        }
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return (mark, url.utf8[mark...].firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex)
     }
 
     private static func isForm(_ request: RecordedRequest) -> Bool {
