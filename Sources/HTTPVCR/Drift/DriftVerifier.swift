@@ -22,7 +22,7 @@ final class DriftVerifier: Sendable {
         recorded = tape.interactions.map { ($0, RequestParts($0.request)) }
         matchers = configuration.matchers
         comparedValuePaths = configuration.comparedValuePaths
-        state = Locked(State(used: Array(repeating: false, count: recorded.count)))
+        state = Locked(State(used: Array(repeating: false, count: recorded.count)), level: .verifier)
     }
 
     /// Compares a request's live chapter (its scenes as they would have been taped: filtered, request first) with

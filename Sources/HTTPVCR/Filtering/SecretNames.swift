@@ -67,7 +67,7 @@ package enum SecretNames {
         return answer
     }
 
-    private static let headerAnswers = Locked<[String: Bool]>([:])
+    private static let headerAnswers = Locked<[String: Bool]>([:], level: .leaf)
 
     /// ``isSecret(headerName:)`` without its quick test and its memory: what tests check both against.
     static func isSecretUncached(headerName name: String) -> Bool {

@@ -88,7 +88,7 @@ final class Playback: @unchecked Sendable {
             ),
             matched: Array(repeating: false, count: requests.count),
             finished: Array(repeating: false, count: requests.count)
-        ))
+        ), level: .playback)
     }
 
     // MARK: Counts

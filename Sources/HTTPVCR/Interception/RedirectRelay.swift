@@ -10,7 +10,7 @@ final class RedirectRelay: @unchecked Sendable {
     }
 
     /// Held while passing events on, so that they reach the successor in the order they came.
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .leaf)
 
     func pass(_ event: ClientEvent) {
         state.withLock { state in

@@ -82,7 +82,7 @@ public final class Cassette: @unchecked Sendable {
             mode: loaded.configuration.playbackMode,
             wait: loaded.configuration.chronologicalWait
         )
-        state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased))
+        state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased), level: .cassette)
         verifier = loaded.recordMode == .verify ? DriftVerifier(loaded.tape, configuration: loaded.configuration) : nil
     }
 
@@ -191,6 +191,7 @@ public final class Cassette: @unchecked Sendable {
             return (false, nil)
         }
         guard let beforeRecordRequest = configuration.beforeRecordRequest else { return (true, nil) }
+        checkNoLockHeld(running: "beforeRecordRequest")
         let madeOf = beforeRecordRequest(request)
         if madeOf == nil { playback.notePassedBy() }
         return (madeOf != nil, madeOf)
