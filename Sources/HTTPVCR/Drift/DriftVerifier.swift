@@ -30,20 +30,31 @@ final class DriftVerifier: Sendable {
     func verify(_ scenes: [Scene]) {
         guard let live = Interaction(scenes: scenes) else { return }
         let parts = RequestParts(live.request)
-        state.withLock { state in
-            let match = recorded.indices.first { index in
-                !state.used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
+        // The matchers may be the app's closures: they run outside the lock, and the recording they chose is claimed
+        // under it, or looked for again past it when another request took it meanwhile (a recording is only ever
+        // taken, so what was passed over stays passed over).
+        var start = recorded.startIndex
+        while true {
+            let used = state.withLock { $0.used }
+            let match = recorded.indices[start...].first { index in
+                !used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
             }
-            guard let match else {
-                state.found.append(CassetteDrift(.new, request: ShapeComparison.describe(live.request)))
-                return
+            let claimed = state.withLock { state -> Bool in
+                guard let match else {
+                    state.found.append(CassetteDrift(.new, request: ShapeComparison.describe(live.request)))
+                    return true
+                }
+                guard !state.used[match] else { return false }
+                state.used[match] = true
+                if let drift = ShapeComparison.drift(
+                    recorded: recorded[match].interaction, live: live, comparedValuePaths: comparedValuePaths
+                ) {
+                    state.found.append(drift)
+                }
+                return true
             }
-            state.used[match] = true
-            if let drift = ShapeComparison.drift(
-                recorded: recorded[match].interaction, live: live, comparedValuePaths: comparedValuePaths
-            ) {
-                state.found.append(drift)
-            }
+            guard !claimed, let match else { return }
+            start = match + 1
         }
     }
 

@@ -43,17 +43,22 @@ final class Playback: @unchecked Sendable {
     private let scenes: [Scene]
     private let layout: ChapterLayout
     /// Each chapter's recorded request.
-    private let requests: [RecordedRequest]
-    private let policy: Policy
+    let requests: [RecordedRequest]
+    /// The matchers that run a closure of the app's (``MatchIndex/predicates``): matching with them runs outside the
+    /// lock (`Playback+Checking.swift`).
+    let predicates: [Matcher]
+    let policy: Policy
     /// `.all` or `.verify`: every request is sent. Kept as a flag: comparing record modes compares their names.
     private let sendsEveryRequest: Bool
-    private let state: Locked<State>
+    let state: Locked<State>
 
-    fileprivate struct State {
+    struct State {
         var index: MatchIndex
         /// The requests `index` matches: the recorded ones, or once ``Policy/refilter`` was needed, them filtered.
         var matchRequests: [RecordedRequest]
         var isRefiltered = false
+        /// Counts the indexes `index` was: what the app's matchers found in one is claimed in it only.
+        var generation = 0
         /// When each chapter replaying with timing started (uptime nanoseconds): its scenes are due from then.
         var startedAt: [Int: UInt64] = [:]
         var player: Player
@@ -80,6 +85,7 @@ final class Playback: @unchecked Sendable {
         self.policy = policy
         sendsEveryRequest = policy.recordMode == .all || policy.recordMode == .verify
         let index = MatchIndex(matchers: policy.matchers, requests: requests)
+        predicates = index.predicates
         self.state = Locked(State(
             index: index,
             matchRequests: requests,
@@ -148,56 +154,32 @@ final class Playback: @unchecked Sendable {
     }
 
     /// ``play(_:to:part:)`` for a request whose URL the filters already read.
+    ///
+    /// The common case is decided under one take of the lock: the built-in matchers find an unplayed chapter. The
+    /// rest (the app's matchers, the filters written again for an older tape) runs the app's closures, which never
+    /// run under the lock (``decideBeyondTheTape(_:_:)``).
     func play(_ request: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0) -> Decision {
-        let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
-            let decision = decide(request, in: &state, (receiver, part))
+        let (decision, run): (Decision?, ArraySlice<Delivery>?) = state.withLock { state in
+            state.requestsSeen += 1
+            // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
+            let decision: Decision? = if sendsEveryRequest {
+                .record
+            } else if predicates.isEmpty, startReplay(of: request, in: &state, (receiver, part)) {
+                .replaying
+            } else {
+                nil
+            }
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
             return (decision, state.takeTurn())
         }
         // Handed over, not copied: the queue's storage is then free to serve the next request once it is delivered.
         if let run = consume run { deliver(startingWith: run) }
-        return decision
+        return decision ?? decideBeyondTheTape(request, (receiver, part))
     }
 
-    private func decide(
-        _ request: FilteredRequest,
-        in state: inout State,
-        _ recipient: SceneRecipient
-    ) -> Decision {
-        state.requestsSeen += 1
-        // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
-        if sendsEveryRequest { return .record }
-        if startReplay(of: request, in: &state, recipient) { return .replaying }
-        if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
-        if let earlier = policy.beforePlaceholdersWon?(request), startReplay(of: earlier, in: &state, recipient) {
-            return .replaying
-        }
-        if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
-            for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
-        ) {
-            replayAgain(chapter, in: &state, recipient)
-            return .replaying
-        }
-        if !policy.isWriteProtected { return .record }
-        let (message, kind) = Mismatch.explain(
-            request: RequestParts(request.request),
-            cassettePath: policy.cassettePath,
-            recordMode: policy.recordMode,
-            matchers: policy.matchers,
-            requests: requests.map { RequestParts($0) },
-            isPlayed: { state.matched[$0] },
-            advice: policy.mismatchAdvice ?? .library
-        )
-        var error = VCRError(
-            .noMatch, message, cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)
-        )
-        error.mismatch = kind
-        return .refuse(error)
-    }
-
-    /// Queues the matched chapter for the receiver; false when nothing matches.
-    private func startReplay(
+    /// Queues the matched chapter for the receiver; false when nothing matches. Built-in matchers only.
+    func startReplay(
         of request: FilteredRequest,
         in state: inout State,
         _ recipient: SceneRecipient
@@ -214,28 +196,21 @@ final class Playback: @unchecked Sendable {
         )
         guard let chapter else { return false }
         matched[chapter] = true
+        begin(chapter, in: &state, recipient)
+        return true
+    }
+
+    /// Queues a chapter just marked matched for the receiver.
+    func begin(_ chapter: Int, in state: inout State, _ recipient: SceneRecipient) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
         let queued = state.pending.count
         state.player.start(chapter: chapter, receiver: recipient.receiver, part: recipient.part, into: &state.pending)
         enqueued(from: queued, in: &state)
         scheduleWakeIfNeeded(&state)
-        return true
-    }
-
-    /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
-    /// them. Once: a tape recorded with today's filters costs nothing, and an old one pays once, on its first miss.
-    private func refilter(_ state: inout State) -> Bool {
-        guard !state.isRefiltered, let refilter = policy.refilter else { return false }
-        state.isRefiltered = true
-        let refiltered = requests.map(refilter)
-        guard refiltered != requests else { return false }
-        state.matchRequests = refiltered
-        state.index = MatchIndex(matchers: policy.matchers, requests: refiltered)
-        return true
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(_ chapter: Int, in state: inout State, _ recipient: SceneRecipient) {
+    func replayAgain(_ chapter: Int, in state: inout State, _ recipient: SceneRecipient) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
         let deliveries = state.player.repeatDeliveries(of: chapter, to: recipient.receiver, part: recipient.part)
         enqueue(deliveries, in: &state, counts: false)
