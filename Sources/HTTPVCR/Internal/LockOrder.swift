@@ -8,15 +8,25 @@ import Glibc
 /// one whose level is above every level it holds, so no two threads can wait for each other. Debug builds check it
 /// on every take (``LockOrder``); two locks of one level never nest.
 package enum LockLevel: Int, Comparable, Sendable {
+    /// ``VCRCassetteLock``'s state: the test integrations' scope lock.
     case scope
+    /// HTTPVCRTesting's registries: suite traits, XCTest's cassette and sources, drift reports, failure watches.
     case testing
+    /// ``VCR``'s state: the configuration, the cassettes in force, matchers, the notes `canInit` leaves.
     case vcr
+    /// A ``VCRBridge``'s state.
     case bridge
+    /// A ``Cassette``'s recordings and failures: taken under ``vcr`` (a request's failure, ejection).
     case cassette
+    /// ``Recorder``'s recordings in flight.
     case recorder
+    /// A ``Recording``'s events.
     case recording
+    /// A ``Playback``'s matching and delivery queue.
     case playback
+    /// A ``DriftVerifier``'s used recordings.
     case verifier
+    /// A ``Load`` (its decisions and client end), and the door's receivers.
     case load
     /// Takes no other lock while held.
     case leaf
@@ -61,58 +71,21 @@ enum LockOrder {
 
     static func taking(_ name: Name) {
         let held = held
+        // Held locks rise in level, so the last one taken is the highest.
         if let top = held.names.last, name.level <= top.level {
-            trace(top, name)
-            if !isTracing {
-                preconditionFailure("HTTPVCR lock order: \(name) taken while holding \(top)")
-            }
-        } else if let top = held.names.last {
-            trace(top, name)
+            preconditionFailure("HTTPVCR lock order: \(name) taken while holding \(top)")
         }
         held.names.append(name)
     }
 
     static func checkNoneHeld(running what: StaticString) {
         guard let top = held.names.last else { return }
-        if isTracing { return traceUser(what, top) }
         preconditionFailure("HTTPVCR runs \(what) while holding the lock \(top): no user closure runs under a lock")
     }
 
     /// Locks are released in the reverse order of taking (``Lock/withLock(at:_:)`` is scoped).
     static func released(_ name: Name) {
         held.names.removeLast()
-    }
-
-    // TEMPORARY: measuring the nestings.
-    private static let traceFile: Int32? = getenv("HTTPVCR_LOCK_TRACE").map { open($0, O_WRONLY | O_APPEND | O_CREAT, 0o644) }
-    private static var isTracing: Bool { traceFile != nil }
-    private static func trace(_ outer: Name, _ inner: Name) {
-        guard let traceFile else { return }
-        let held = held.names.map { "\($0.fileID):\($0.line)" }.joined(separator: ", ")
-        let line = "\(outer.level) > \(inner.level)  \(inner.fileID):\(inner.line) under [\(held)]\n"
-        guard TraceSeen.shared.insert(line) else { return }
-        _ = line.withCString { write(traceFile, $0, strlen($0)) }
-    }
-    private static func traceUser(_ what: StaticString, _ top: Name) {
-        guard let traceFile else { return }
-        let held = held.names.map { "\($0.fileID):\($0.line)" }.joined(separator: ", ")
-        let line = "USER \(what) under [\(held)]\n"
-        guard TraceSeen.shared.insert(line) else { return }
-        _ = line.withCString { write(traceFile, $0, strlen($0)) }
-    }
-    private final class TraceSeen: @unchecked Sendable {
-        static let shared = TraceSeen()
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-            let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-            pthread_mutex_init(pointer, nil)
-            return pointer
-        }()
-        private var seen: Set<String> = []
-        func insert(_ line: String) -> Bool {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return seen.insert(line).inserted
-        }
     }
 }
 #endif
