@@ -36,9 +36,7 @@ package struct Locked<State>: @unchecked Sendable {
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try storage.withUnsafeMutablePointers { (state, lock) throws(Failure) -> Result in
-            try lock.pointee.withLock(at: UnsafeMutableRawPointer(lock)) { () throws(Failure) -> Result in
-                try body(&state.pointee)
-            }
+            try lock.pointee.withLock(&state.pointee, at: UnsafeMutableRawPointer(lock), body)
         }
     }
 
@@ -79,9 +77,7 @@ class LockedObject<State>: @unchecked Sendable {
     final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try lock.withLock(at: Unmanaged.passUnretained(self).toOpaque()) { () throws(Failure) -> Result in
-            try body(&state)
-        }
+        try lock.withLock(&state, at: Unmanaged.passUnretained(self).toOpaque(), body)
     }
 }
 
@@ -108,11 +104,14 @@ struct Lock: ~Copyable {
         #endif
     }
 
-    /// Runs `body` holding the lock; `address` is what ThreadSanitizer is told the lock is (fixed while it lives).
+    /// Runs `body` on `state` holding the lock; `address` is what ThreadSanitizer is told the lock is (fixed while it
+    /// lives). The caller's `body` is passed on as it is: a closure around it cost the per-request load's
+    /// replay step its inlining (Docs/Performance.md).
     @inline(__always)
-    func withLock<Result, Failure: Error>(
+    func withLock<State, Result, Failure: Error>(
+        _ state: inout State,
         at address: UnsafeMutableRawPointer,
-        _ body: () throws(Failure) -> Result
+        _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         #if DEBUG
         LockOrder.taking(name)
@@ -121,7 +120,7 @@ struct Lock: ~Copyable {
         #if canImport(Darwin)
         lock.lock()
         defer { lock.unlock() }
-        return try body()
+        return try body(&state)
         #else
         // `Mutex` hands its own value over as `sending`, which the caller's state and result are not: it guards
         // nothing of its own, and the state stays beside it.
@@ -129,7 +128,7 @@ struct Lock: ~Copyable {
         try mutex.withLock { _ throws(Failure) in
             sanitizer?.acquired(address)
             defer { sanitizer?.releasing(address) }
-            result = try body()
+            result = try body(&state)
         }
         return result.unsafelyUnwrapped
         #endif
