@@ -7,7 +7,11 @@ import TestSupport
 /// order, or a closure of the app's run under a lock, traps. A trap is seen from a process of its own.
 @Suite struct LockOrderTests {
     #if DEBUG
-    @Test func aLockTakenOutOfOrderTrapsNamingBothLocks() throws {
+    /// Not under ThreadSanitizer: there the trapping child stayed a zombie the test runner never reaped, and the
+    /// wait for it held a thread of the cooperative pool until the run was killed.
+    static var seesATrap: Bool { ThreadSanitizer.hooks == nil }
+
+    @Test(.enabled(if: seesATrap)) func aLockTakenOutOfOrderTrapsNamingBothLocks() throws {
         let result = try FreshProcessTests.scenario("lock-order")
         #expect(result.status != 0, "\(result)")
         let scenario = "vcr_scenarios/LockOrderScenarios.swift:"
@@ -15,7 +19,7 @@ import TestSupport
         #expect(result.output.contains("taken while holding cassette (level 4, made at \(scenario)"), "\(result)")
     }
 
-    @Test func aMatcherOfTheAppsRunUnderALockTraps() throws {
+    @Test(.enabled(if: seesATrap)) func aMatcherOfTheAppsRunUnderALockTraps() throws {
         let result = try FreshProcessTests.scenario("matcher-under-lock")
         #expect(result.status != 0, "\(result)")
         #expect(result.output.contains("HTTPVCR runs a matcher's comparison while holding the lock playback"),
