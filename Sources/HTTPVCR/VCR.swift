@@ -19,7 +19,7 @@ import HTTPVCRCassettes
 /// > function (``setup(_:)`` is enough) before anything touches `URLSession.shared`. Sessions you create from a
 /// > configuration need ``install(in:)``.
 public enum VCR {
-    private static let state = Locked(State())
+    private static let state = Locked(State(), level: .vcr)
 
     // MARK: Configuration
 
@@ -135,7 +135,8 @@ public enum VCR {
 
     /// Called outside the lock: it asks Swift Testing.
     private static func testOfCurrentTask() -> String? {
-        currentTest?()
+        checkNoLockHeld(running: "the test integrations' currentTest")
+        return currentTest?()
     }
 
     /// Loads a cassette for ``withCassette(_:isolation:_:)``, without inserting it for the process.
@@ -299,6 +300,7 @@ public enum VCR {
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) {
             state.withLock { $0.ejectionWaiters.removeValue(forKey: waiter) }?.resume()
         }
+        checkNoLockHeld(running: "whenWaitingForEjection")
         whenWaitingForEjection?()
         return true
     }

@@ -71,7 +71,7 @@ public final class VCRCassetteLock: @unchecked Sendable {
         }
     }
 
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .scope)
 
     /// A new lock, free, and independent of ``shared`` (the one the testing integrations take).
     public init() {}

@@ -45,7 +45,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
     }
 
     /// The traits written on suites (a test inherits the same trait value).
-    private static let suiteTraits = Locked<Set<UUID>>([])
+    private static let suiteTraits = Locked<Set<UUID>>([], level: .testing)
 
     /// Whether the test asked for this cassette itself (a `.cassette` trait of its own), rather than inheriting a
     /// suite's.
@@ -121,6 +121,7 @@ public struct _CassetteTrait: SuiteTrait, TestTrait, TestScoping {
             configure: { [closures] configuration in
                 if let recordMode { configuration.recordMode = recordMode }
                 if let matchers { configuration.matchers = matchers }
+                checkNoLockHeld(running: "a trait's configure")
                 for configure in closures { configure(&configuration) }
             }
         )

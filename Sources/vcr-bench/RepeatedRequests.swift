@@ -47,7 +47,7 @@ extension Bench {
         let rounds = repeatedRounds
         let start = DispatchTime.now().uptimeNanoseconds
         let failed = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
-            let state = Locked((left: rounds, failed: 0))
+            let state = Locked((left: rounds, failed: 0), level: .leaf)
             @Sendable func ended(_ error: (any Error)?, last: Bool) {
                 let failed = state.withLock { state in
                     if error != nil { state.failed += 1 }

@@ -14,7 +14,7 @@ struct ServeHandler: Sendable {
     /// ``answer(_:)``, waited for on the connection's thread. Fine here: this process blocks only its main thread, so
     /// the cooperative pool is free to run the answer.
     func answerWaiting(_ wire: WireRequest) -> WireResponse {
-        let result = Locked<WireResponse?>(nil)
+        let result = Locked<WireResponse?>(nil, level: .leaf)
         let done = DispatchSemaphore(value: 0)
         Task {
             let response = await answer(wire)

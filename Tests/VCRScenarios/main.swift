@@ -9,6 +9,8 @@
 //   vcr-scenarios leftover-child                exits with a child it launched through a bridge still running
 //   vcr-scenarios side-sessions FOLDER ID       sessions HTTPVCR is not in, made before and after VCR.setup
 //   vcr-scenarios network-off                   run with VCR_ALLOW_NETWORK=0: no cassette, no network
+//   vcr-scenarios lock-order                    two locks taken against the lock order: a debug build traps
+//   vcr-scenarios matcher-under-lock            a matcher's closure run under a lock: a debug build traps
 //
 // Each prints `ok: …` and exits 0, or prints what went wrong and exits 1. HTTPBIN_URL names the server.
 import Foundation
@@ -344,6 +346,8 @@ do {
     case ("side-sessions", 3): result = try await sideSessions(folder: arguments[1], id: arguments[2])
     case ("network-off", 1): result = try await networkOff()
     case ("leftover-child", 1): result = try leftoverChild()
+    case ("lock-order", 1): result = lockOrderBroken()
+    case ("matcher-under-lock", 1): result = matcherUnderLock()
     default: throw ScenarioFailure("usage: see the top of Tests/VCRScenarios/main.swift")
     }
     print("ok: \(result)")

@@ -28,7 +28,7 @@ struct BridgeAnswer: Sendable {
 /// (Docs/Performance.md, the bridge).
 final class BridgeClient: Sendable {
     let port: UInt16
-    private let idle = Locked<[BridgeSocket]>([])
+    private let idle = Locked<[BridgeSocket]>([], level: .leaf)
 
     init(port: UInt16) {
         self.port = port
@@ -108,7 +108,7 @@ final class BridgeSocket: @unchecked Sendable {
     let queue = DispatchQueue(label: "HTTPVCR.bridge.connection")
     private let port: UInt16
     /// -1 until connected; touched on ``queue`` only, but for ``shutDown()`` (an atomic system call on a number).
-    private let descriptor = Locked<Int32>(-1)
+    private let descriptor = Locked<Int32>(-1, level: .leaf)
     private var buffer = [UInt8]()
     /// What one `recv` fills: made once per connection (zeroing 64 KiB for every read showed in the timings).
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)

@@ -8,7 +8,7 @@ extension BridgeConnection {
     /// the recorder's session would: a hop for the app to decide on (its answer sent over the bridge again), the
     /// response, its body, the end; or the error the test process answered with.
     func send(_ recording: Recording) {
-        let exchange = Locked<BridgeSocket?>(nil)
+        let exchange = Locked<BridgeSocket?>(nil, level: .leaf)
         recording.part?.whenStopped {
             // The client went away: what it got so far ends in the cancellation; the exchange, if any, is woken.
             recording.completed(error: URLError.cancelled(recording.live.url))

@@ -14,7 +14,7 @@ import HTTPVCRCassettes
 /// sends over the bridge directly (``send(_:as:)``).
 final class BridgeConnection: Sendable {
     /// The connected bridge, once ``VCR/connectToBridge()`` found one.
-    private static let connected = Locked<BridgeConnection?>(nil)
+    private static let connected = Locked<BridgeConnection?>(nil, level: .leaf)
 
     /// The connected bridge, if any.
     static var current: BridgeConnection? { connected.withLock { $0 } }

@@ -44,7 +44,7 @@ public final class LaunchedProcess: Sendable {
     /// How long ``terminate()`` lets the process group end after SIGTERM before it sends SIGKILL.
     package static let terminationGrace: TimeInterval = 2
 
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .leaf)
     /// Left once the process has exited and its status is recorded: what blocking waiters wait for.
     private let exited = DispatchGroup()
 
@@ -236,11 +236,11 @@ public final class LaunchedProcess: Sendable {
 
     /// The processes launched and not yet ended, by pid: what ``endAll()`` kills. A process whose group outlived it
     /// stays here until that group is killed.
-    private static let launched = Locked<[Int32: LaunchedProcess]>([:])
+    private static let launched = Locked<[Int32: LaunchedProcess]>([:], level: .leaf)
 
     /// The output folders of the handles not yet released. A handle still held when the test process exits (by a
     /// test's global, or by its waiter inside the grace) never reaches `deinit`: its folder goes at exit.
-    private static let outputFolders = Locked<Set<URL>>([])
+    private static let outputFolders = Locked<Set<URL>>([], level: .leaf)
 
     /// Registered once, at the first launch: a test process that exits takes its launched processes with it.
     private static let exitHandlerInstalled: Bool = {

@@ -30,7 +30,7 @@ package final class LoopbackServer: Sendable {
     private let handler: Handler
     private let limits: WireLimits
     private let readTimeout: TimeInterval
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .leaf)
     private let connections = DispatchGroup()
 
     private struct State {

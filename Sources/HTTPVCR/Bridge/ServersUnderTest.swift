@@ -9,7 +9,7 @@ import Foundation
 /// when a loopback request names one not seen yet, so a server that binds a random port after starting is found.
 /// Ports a test names (``VCRBridge/exercise(_:)``) count too.
 enum ServersUnderTest {
-    private static let state = Locked(State())
+    private static let state = Locked(State(), level: .leaf)
 
     private struct State {
         /// Processes (each with those it starts), counted by the bridges that hold them.

@@ -65,7 +65,7 @@ package struct UpstreamForwarder: Sendable {
     /// ``send(_:completion:)`` for async callers (`vcr serve`, the door's `sending` closure): cancelling the calling
     /// task cancels the request.
     package func send(_ request: URLRequest) async throws -> (Data, RecordedResponse) {
-        let state = Locked<(task: URLSessionTask?, isCancelled: Bool)>((nil, false))
+        let state = Locked<(task: URLSessionTask?, isCancelled: Bool)>((nil, false), level: .leaf)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = send(request) { continuation.resume(with: $0) }

@@ -52,7 +52,7 @@ public final class VCRBridge: Sendable {
     private let door: WireDoor
     /// Whether ``stop()`` reports the recordings that were never asked for.
     private let failsOnUnplayedInteractions: Bool
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .bridge)
 
     private struct State {
         var isStopped = false
@@ -104,7 +104,7 @@ public final class VCRBridge: Sendable {
         let target = BridgeTarget(bound: VCR.boundCassette, test: VCR.currentTest?())
         let door = WireDoor()
         // Weak: the bridge owns its server, whose handler this is.
-        let connected = Locked(WeakBridge())
+        let connected = Locked(WeakBridge(), level: .leaf)
         let exchange = BridgeExchange(token: token, target: target, door: door) { pid in
             connected.withLock { $0.bridge }?.processConnected(pid)
         }

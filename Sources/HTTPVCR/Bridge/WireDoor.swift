@@ -14,7 +14,7 @@ final class WireDoor: Sendable {
     typealias Outcome = Result<(Data, RecordedResponse), any Error>
 
     private let forwarder = UpstreamForwarder()
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .leaf)
 
     private struct State {
         var isClosed = false
@@ -57,7 +57,7 @@ final class WireDoor: Sendable {
 
     /// ``answer(_:cassette:then:)`` waited for on the calling thread, which must not be a pool thread.
     func answerWaiting(_ request: URLRequest, cassette: Cassette?) -> Outcome {
-        let outcome = Locked<Outcome?>(nil)
+        let outcome = Locked<Outcome?>(nil, level: .leaf)
         let done = DispatchSemaphore(value: 0)
         answer(request, cassette: cassette) { result in
             outcome.withLock { $0 = result }

@@ -43,8 +43,8 @@ public final class Cassette: @unchecked Sendable {
     private let verifier: DriftVerifier?
     /// The file as read and the rules worked out from it: never changes.
     private let loaded: LoadedCassette
-    /// What changes while the cassette is in, behind its one lock. ``VCR`` takes it while holding its own, and it is
-    /// held while ``Playback``'s is taken (``mergedTape(_:)``); never the other way round.
+    /// What changes while the cassette is in, behind its one lock (level ``LockLevel/cassette``). ``VCR`` takes it
+    /// while holding its own; no other lock is taken while it is held.
     private let state: Locked<State>
 
     /// What was recorded since insertion, and what went wrong.
@@ -83,7 +83,7 @@ public final class Cassette: @unchecked Sendable {
             mode: loaded.configuration.playbackMode,
             wait: loaded.configuration.chronologicalWait
         )
-        state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased))
+        state = Locked(State(nextChapter: loaded.tape.nextChapter, hasChanges: loaded.isErased), level: .cassette)
         verifier = loaded.recordMode == .verify ? DriftVerifier(loaded.tape, configuration: loaded.configuration) : nil
     }
 
@@ -136,7 +136,8 @@ public final class Cassette: @unchecked Sendable {
 
     /// The tape as it would be saved now: the loaded scenes with what was recorded inserted at the playhead.
     public var tape: Tape {
-        state.withLock { mergedTape($0.scenes) }
+        let keeps = chaptersKept
+        return state.withLock { mergedTape($0.scenes, keeping: keeps) }
     }
 
     /// In ``RecordMode/verify``: how the live answers differ from the recordings so far. Each request that ended
@@ -192,6 +193,7 @@ public final class Cassette: @unchecked Sendable {
             return (false, nil)
         }
         guard let beforeRecordRequest = configuration.beforeRecordRequest else { return (true, nil) }
+        checkNoLockHeld(running: "beforeRecordRequest")
         let madeOf = beforeRecordRequest(request)
         if madeOf == nil { playback.notePassedBy() }
         return (madeOf != nil, madeOf)
@@ -274,13 +276,17 @@ public final class Cassette: @unchecked Sendable {
     /// Where a scene happening now goes on the tape.
     var playhead: Int { playback.playhead }
 
-    /// The loaded scenes with `recorded` inserted at the playhead of the moment each happened; with
-    /// ``VCRConfiguration/dropsUnusedInteractions``, and something recorded, without the loaded chapters that were
-    /// never played.
-    private func mergedTape(_ recorded: [(anchor: Int, order: UInt64, scene: Scene)]) -> Tape {
+    /// With ``VCRConfiguration/dropsUnusedInteractions``, the loaded chapters a merged tape keeps (those played). Read
+    /// before the cassette's lock is taken: the playback's is never taken under it.
+    private var chaptersKept: [Bool]? {
+        configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
+    }
+
+    /// The loaded scenes with `recorded` inserted at the playhead of the moment each happened; with `keeps` (see
+    /// ``chaptersKept``), and something recorded, without the loaded chapters that were never played.
+    private func mergedTape(_ recorded: [(anchor: Int, order: UInt64, scene: Scene)], keeping keeps: [Bool]?) -> Tape {
         let loadedScenes = loaded.tape.scenes
         guard !recorded.isEmpty else { return loaded.tape }
-        let keeps = configuration.dropsUnusedInteractions ? playback.matchedChapters : nil
         let inserted = StableRerecording.arranged(recorded, previous: loaded.previous)
         var scenes: [Scene] = []
         scenes.reserveCapacity(loadedScenes.count + inserted.count)
@@ -353,8 +359,9 @@ public final class Cassette: @unchecked Sendable {
     /// Saves the tape if anything changed since insertion. Atomic: a failed save leaves the old file.
     func saveIfChanged() throws(VCRError) {
         finishRecordingsInFlight()
+        let keeps = chaptersKept
         let saving: (tape: Tape, loadedChapters: Set<Int>)? = state.withLock { recorded in
-            recorded.hasChanges ? (mergedTape(recorded.scenes), loadedChapters(&recorded)) : nil
+            recorded.hasChanges ? (mergedTape(recorded.scenes, keeping: keeps), loadedChapters(&recorded)) : nil
         }
         guard let (tape, loadedChapters) = saving else { return }
         let recordedChapters = Set(tape.scenes.lazy.map(\.chapter)).subtracting(loadedChapters)

@@ -164,7 +164,10 @@ public struct HostFilter: Sendable, ExpressibleByArrayLiteral {
 
     /// Hosts for which `predicate` returns true. The host is lowercased.
     public static func matching(_ predicate: @escaping @Sendable (String) -> Bool) -> HostFilter {
-        HostFilter(accepts: predicate)
+        HostFilter(accepts: { host in
+            checkNoLockHeld(running: "a host filter's predicate")
+            return predicate(host)
+        })
     }
 
     /// Every host (the default).

@@ -28,7 +28,7 @@ final class DriftVerifier: Sendable {
         recorded = tape.interactions.map { ($0, RequestParts(volatile.matchingView(of: $0.request))) }
         matchers = configuration.matchers
         comparedValuePaths = configuration.comparedValuePaths
-        state = Locked(State(used: Array(repeating: false, count: recorded.count)))
+        state = Locked(State(used: Array(repeating: false, count: recorded.count)), level: .verifier)
     }
 
     /// Compares a request's live chapter (its scenes as they would have been taped: filtered, request first) with
@@ -36,27 +36,37 @@ final class DriftVerifier: Sendable {
     func verify(_ scenes: [Scene]) {
         guard let live = Interaction(scenes: scenes) else { return }
         let parts = RequestParts(volatile.matchingView(of: live.request))
-        state.withLock { state in
-            let match = recorded.indices.first { index in
-                !state.used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
+        // The matchers may be the app's closures: they run outside the lock, and the recording they chose is claimed
+        // under it, or looked for again past it when another request took it meanwhile (a recording is only ever
+        // taken, so what was passed over stays passed over).
+        var start = recorded.startIndex
+        while true {
+            let used = state.withLock { $0.used }
+            let match = recorded.indices[start...].first { index in
+                !used[index] && matchers.allSatisfy { $0.matches(parts, recorded[index].parts) }
             }
-            guard let match else {
-                let near = recorded.indices.first { index in
-                    !state.used[index] && recorded[index].parts.method == parts.method
-                        && recorded[index].parts.path == parts.path
+            // What a new request looks like it needs declared, worked out here too (it runs the matchers).
+            let proposed = match != nil ? [] : recorded.indices.first { index in
+                !used[index] && recorded[index].parts.method == parts.method && recorded[index].parts.path == parts.path
+            }.map { proposals(for: live.request, near: recorded[$0]) } ?? []
+            let claimed = state.withLock { state -> Bool in
+                guard let match else {
+                    state.found.append(CassetteDrift(
+                        .new, request: ShapeComparison.describe(live.request), differences: proposed
+                    ))
+                    return true
                 }
-                let proposed = near.map { proposals(for: live.request, near: recorded[$0]) } ?? []
-                state.found.append(CassetteDrift(
-                    .new, request: ShapeComparison.describe(live.request), differences: proposed
-                ))
-                return
+                guard !state.used[match] else { return false }
+                state.used[match] = true
+                if let drift = ShapeComparison.drift(
+                    recorded: recorded[match].interaction, live: live, comparedValuePaths: comparedValuePaths
+                ) {
+                    state.found.append(drift)
+                }
+                return true
             }
-            state.used[match] = true
-            if let drift = ShapeComparison.drift(
-                recorded: recorded[match].interaction, live: live, comparedValuePaths: comparedValuePaths
-            ) {
-                state.found.append(drift)
-            }
+            guard !claimed, let match else { return }
+            start = match + 1
         }
     }
 

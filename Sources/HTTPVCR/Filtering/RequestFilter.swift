@@ -21,6 +21,7 @@ enum RequestFilter {
     ) -> FilteredRequest? {
         var request = request
         if let beforeRecordRequest = configuration.beforeRecordRequest {
+            checkNoLockHeld(running: "beforeRecordRequest")
             guard let replaced = beforeRecordRequest(request) else { return nil }
             request = replaced
         }
@@ -93,6 +94,7 @@ enum RequestFilter {
                 }
                 filtered = BodyRewriter.rewrite(filtered, contentType: contentType, replacing: replacements)
             case let .custom(transform)?:
+                checkNoLockHeld(running: "a custom body filter")
                 filtered = transform(request, filtered)
             case nil:
                 break
@@ -163,6 +165,7 @@ enum RequestFilter {
         var request = request
         request.url = url
         if let pathFilter = configuration.pathFilter {
+            checkNoLockHeld(running: "pathFilter")
             components.path = pathFilter(request)
         }
         if let queryFilter = configuration.queryParametersFilter, let query = components.percentEncodedQuery {
@@ -246,6 +249,7 @@ enum RequestFilter {
         case let .custom(edit)?:
             let before = request.allHTTPHeaderFields ?? [:]
             var headers = before
+            checkNoLockHeld(running: "a custom header filter")
             edit(request, &headers)
             for (name, old) in before where headers[name] == nil { removed.insert(old) }
             request.allHTTPHeaderFields = headers
@@ -307,6 +311,7 @@ enum QueryFilter {
             var parameters: [String: String] = [:]
             for pair in pairs where parameters[pair.name] == nil { parameters[pair.name] = pair.value }
             let before = parameters
+            checkNoLockHeld(running: "a custom query filter")
             edit(request, &parameters)
             pairs = pairs.compactMap { pair in
                 guard let value = parameters[pair.name] else {

@@ -89,11 +89,13 @@ enum ResponseFilter {
                 let contentType = recorded.headers[field: "Content-Type"]
                 body = BodyRewriter.rewrite(body, contentType: contentType, replacing: replacements)
             case let .custom(transform):
+                checkNoLockHeld(running: "a custom response body filter")
                 if let response = foundationResponse() { body = transform(request, response, body) }
             }
         }
         if let beforeRecordResponse = configuration.beforeRecordResponse,
            let httpResponse = recorded.httpURLResponse(fallbackURL: fallbackURL) ?? foundationResponse() {
+            checkNoLockHeld(running: "beforeRecordResponse")
             guard let (replacedResponse, replacedBody) = beforeRecordResponse(request, httpResponse, body) else {
                 return nil
             }

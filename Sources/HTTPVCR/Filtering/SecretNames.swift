@@ -18,5 +18,5 @@ extension SecretNames {
         return answer
     }
 
-    private static let headerAnswers = Locked<[String: Bool]>([:])
+    private static let headerAnswers = Locked<[String: Bool]>([:], level: .leaf)
 }

@@ -12,6 +12,7 @@ struct SensitiveData {
     private let pairs: [(placeholder: String, value: String)]
 
     init(_ configuration: VCRConfiguration) {
+        if !configuration.sensitiveData.isEmpty { checkNoLockHeld(running: "a sensitiveData value") }
         let resolved = configuration.sensitiveData.compactMap { placeholder, value -> (String, String)? in
             guard let value = value(), !value.isEmpty, value != placeholder else { return nil }
             return (placeholder, value)

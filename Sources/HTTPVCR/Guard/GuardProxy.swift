@@ -80,7 +80,7 @@ final class GuardProxy: Sendable {
     private let routes: ProxyRoutes
     /// Bumped when cassettes change: a tunnel opened before is judged again when its client next sends, so that a
     /// session cannot keep using, under a cassette, a tunnel it opened before it.
-    private let generation = Locked(0)
+    private let generation = Locked(0, level: .leaf)
 
     init(
         routes: ProxyRoutes = .none,
@@ -257,7 +257,7 @@ private final class Upstream: @unchecked Sendable {
     private let client: Int32
     private let done = DispatchSemaphore(value: 0)
     /// Set before the guard ends the connection for the next request: the client's connection stays open then.
-    private let switching = Locked(false)
+    private let switching = Locked(false, level: .leaf)
 
     init(server: Int32, client: Int32) {
         self.server = server

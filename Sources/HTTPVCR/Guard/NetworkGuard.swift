@@ -84,7 +84,7 @@ enum NetworkGuard {
     static let markField = "X-HTTPVCR-Forwarded"
     static let markToken = UUID().uuidString
 
-    private static let state = Locked(State())
+    private static let state = Locked(State(), level: .leaf)
 
     private struct State {
         /// Origins HTTPVCR's recorder (or the door's closure) talks to now, counted.

@@ -10,25 +10,25 @@ import Synchronization
 /// so no path can forget to unlock, and what a lock guards is written down in one type.
 ///
 /// ```swift
-/// private let state = Locked(State())
+/// private let state = Locked(State(), level: .cassette)
 /// let count = state.withLock { state in
 ///     state.count += 1
 ///     return state.count
 /// }
 /// ```
 ///
-/// The state and its lock share one allocation, and the state is reached through a pointer: an `NSLock` and a
-/// stored `var` cost two more allocations for each lock and a dynamic exclusivity check on every access, and a
-/// cassette takes half a dozen of these locks, a request a dozen of their accesses. Copies share the state.
-///
-/// The lock is the standard library's `Mutex` off Apple platforms (on Linux one atomic exchange each way and nothing to
-/// set up or tear down: cheaper than `pthread_mutex_t`, Docs/Performance.md), told to ThreadSanitizer when it runs
-/// (``ThreadSanitizer``), and a `pthread_mutex_t` on Apple platforms, where `Mutex` needs macOS 15.
+/// The state and its lock share one allocation, and the state is reached through a pointer (Docs/Performance.md,
+/// "Costs behind the code's shape"). Copies share the state. The lock is a ``Lock``: its level places it in the lock
+/// order (``LockLevel``), which debug builds check.
 package struct Locked<State>: @unchecked Sendable {
     private let storage: Storage
 
-    package init(_ state: consuming State) {
-        storage = Storage.make(state)
+    /// - Parameter level: where the lock stands in the lock order; a lock that takes no other while held may leave
+    ///   it as a leaf.
+    package init(
+        _ state: consuming State, level: LockLevel = .leaf, fileID: StaticString = #fileID, line: UInt = #line
+    ) {
+        storage = Storage.make(state) { Lock(level: level, fileID: fileID, line: line) }
     }
 
     @inline(__always)
@@ -36,99 +36,104 @@ package struct Locked<State>: @unchecked Sendable {
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try storage.withUnsafeMutablePointers { (state, lock) throws(Failure) -> Result in
-            #if canImport(Darwin)
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
-            return try body(&state.pointee)
-            #else
-            // `Mutex` hands its own value over as `sending`, which the caller's state and result are not: it guards
-            // nothing of its own, and the state stays beside it.
-            var result: Result?
-            try lock.pointee.mutex.withLock { _ throws(Failure) in
-                lock.pointee.sanitizer?.acquired(lock)
-                defer { lock.pointee.sanitizer?.releasing(lock) }
-                result = try body(&state.pointee)
-            }
-            return result.unsafelyUnwrapped
-            #endif
+            try lock.pointee.withLock(state, at: UnsafeMutableRawPointer(lock), body)
         }
     }
 
-    #if canImport(Darwin)
-    private typealias Lock = pthread_mutex_t
-    #else
-    /// The mutex, and ThreadSanitizer's hooks when the process runs under it (read once, when the lock is made).
-    private struct Lock: ~Copyable {
-        let mutex = Mutex(())
-        let sanitizer = ThreadSanitizer.hooks
-    }
-    #endif
-
     /// The state as the header, the lock as the one element: `ManagedBuffer` keeps both at a fixed address.
     private final class Storage: ManagedBuffer<State, Lock> {
-        static func make(_ state: consuming State) -> Storage {
+        static func make(_ state: consuming State, lock: () -> Lock) -> Storage {
             // Moved in: the closure would otherwise return a copy of the state, and the original be destroyed.
             var pending = Optional(state)
             let made = create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }
             let storage = unsafeDowncast(made, to: Storage.self)
-            storage.withUnsafeMutablePointerToElements { lock in
-                #if canImport(Darwin)
-                lock.initialize(to: pthread_mutex_t())
-                pthread_mutex_init(lock, nil)
-                #else
-                lock.initialize(to: Lock())
-                #endif
-            }
+            storage.withUnsafeMutablePointerToElements { $0.initialize(to: lock()) }
             return storage
         }
 
         deinit {
-            withUnsafeMutablePointerToElements { lock in
-                #if canImport(Darwin)
-                pthread_mutex_destroy(lock)
-                #endif
-                _ = lock.deinitialize(count: 1)
-            }
+            _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 1) }
         }
     }
 }
 
-/// ``Locked``'s state and lock kept in an object of their own making: for an object made per request, where a
-/// separate allocation for its state shows in a request's cost. Subclass it; the state
-/// is reached only inside ``withLock(_:)``, as with ``Locked``.
+/// ``Locked`` kept in an object of its own making, for an object made per request, where a separate allocation for
+/// its state shows in a request's cost (Docs/Performance.md). Subclass it; the state is reached only inside
+/// ``withLock(_:)``, through the same ``Lock``.
 ///
 /// The state is stored without Swift's dynamic exclusivity checks: the lock is what keeps its accesses apart, and
 /// every access begins inside it. Internal, not `package`: a `package` initializer gave the subclass a synthesized
 /// stub the compiler warned of (an "infinite recursion", Swift 6.3).
 class LockedObject<State>: @unchecked Sendable {
     @exclusivity(unchecked) private var state: State
-    #if canImport(Darwin)
-    // `Mutex` needs macOS 15; this lock has a fixed address of its own.
-    private let lock = OSAllocatedUnfairLock()
-    #else
-    private let lock = Mutex(())
-    private let sanitizer = ThreadSanitizer.hooks
-    #endif
+    /// Where `state` is, taken once (an object does not move): every access then begins inside the lock, where
+    /// ThreadSanitizer sees it ordered by the lock's hooks. An `inout` access begun before the lock is taken is
+    /// reported as a race.
+    private var statePointer: UnsafeMutablePointer<State>?
+    private let lock: Lock
 
-    init(_ state: consuming State) {
+    init(_ state: consuming State, level: LockLevel, fileID: StaticString = #fileID, line: UInt = #line) {
         self.state = state
+        lock = Lock(level: level, fileID: fileID, line: line)
+        statePointer = withUnsafeMutablePointer(to: &self.state) { $0 }
     }
 
     @inline(__always)
     final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        try lock.withLock(statePointer.unsafelyUnwrapped, at: Unmanaged.passUnretained(self).toOpaque(), body)
+    }
+}
+
+/// The one lock under ``Locked`` and ``LockedObject``: the standard library's `Mutex` off Apple platforms (on Linux
+/// one atomic exchange each way, nothing to set up or tear down), told to ThreadSanitizer when it runs
+/// (``ThreadSanitizer``); an `OSAllocatedUnfairLock` on Apple platforms, where `Mutex` needs macOS 15. Debug builds
+/// check the lock order (``LockOrder``) on every take; release builds keep no level.
+struct Lock: ~Copyable {
+    #if canImport(Darwin)
+    private let lock = OSAllocatedUnfairLock()
+    #else
+    private let mutex = Mutex(())
+    /// Read once, when the lock is made.
+    private let sanitizer = ThreadSanitizer.hooks
+    #endif
+    #if DEBUG
+    let name: LockOrder.Name
+    #endif
+
+    @inline(__always)
+    init(level: LockLevel, fileID: StaticString, line: UInt) {
+        #if DEBUG
+        name = LockOrder.Name(level: level, fileID: fileID, line: line)
+        #endif
+    }
+
+    /// Runs `body` on the state at `state` holding the lock; `address` is what ThreadSanitizer is told the lock is
+    /// (fixed while it lives). The state is reached only inside the lock, and the caller's `body` is passed on as it
+    /// is: a closure around it cost the per-request load's replay step its inlining (Docs/Performance.md).
+    @inline(__always)
+    func withLock<State, Result, Failure: Error>(
+        _ state: UnsafeMutablePointer<State>,
+        at address: UnsafeMutableRawPointer,
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        #if DEBUG
+        LockOrder.taking(name)
+        defer { LockOrder.released(name) }
+        #endif
         #if canImport(Darwin)
         lock.lock()
         defer { lock.unlock() }
-        return try body(&state)
+        return try body(&state.pointee)
         #else
-        // As in `Locked`: `Mutex` hands over its own (empty) value only.
+        // `Mutex` hands its own value over as `sending`, which the caller's state and result are not: it guards
+        // nothing of its own, and the state stays beside it.
         var result: Result?
-        try lock.withLock { _ throws(Failure) in
-            sanitizer?.acquired(self)
-            defer { sanitizer?.releasing(self) }
-            result = try body(&state)
+        try mutex.withLock { _ throws(Failure) in
+            sanitizer?.acquired(address)
+            defer { sanitizer?.releasing(address) }
+            result = try body(&state.pointee)
         }
         return result.unsafelyUnwrapped
         #endif
@@ -139,9 +144,9 @@ class LockedObject<State>: @unchecked Sendable {
 /// ThreadSanitizer's own annotations, when the process runs under it (`swift test --sanitize=thread`), else nil.
 ///
 /// `Synchronization.Mutex` locks with atomics inside the standard library, which is not built for the sanitizer: it
-/// does not see the lock, and reports every state a lock guards as a race (21 reports in this suite). Telling it
-/// "acquired" and "releasing" at the lock's address gives it the order the lock makes. Found with `dlsym`, as the
-/// Swift runtime finds them for its own annotations; without the sanitizer a lock pays one nil check each way.
+/// does not see the lock, and reports every state a lock guards as a race. Telling it "acquired" and "releasing" at
+/// the lock's address gives it the order the lock makes. Found with `dlsym`, as the Swift runtime finds them for its
+/// own annotations; without the sanitizer a lock pays one nil check each way.
 struct ThreadSanitizer: Sendable {
     private typealias Annotation = @convention(c) (UnsafeMutableRawPointer?) -> Void
     private let acquire: Annotation
@@ -158,7 +163,5 @@ struct ThreadSanitizer: Sendable {
     // Out of line: the locks are inlined everywhere, and without the sanitizer these are never called.
     @inline(never) func acquired(_ lock: UnsafeMutableRawPointer) { acquire(lock) }
     @inline(never) func releasing(_ lock: UnsafeMutableRawPointer) { release(lock) }
-    @inline(never) func acquired(_ object: AnyObject) { acquire(Unmanaged.passUnretained(object).toOpaque()) }
-    @inline(never) func releasing(_ object: AnyObject) { release(Unmanaged.passUnretained(object).toOpaque()) }
 }
 #endif

@@ -18,7 +18,9 @@ struct MatchIndex {
     static let scanLimit = 8
 
     private let keyed: [@Sendable (RequestParts) -> String]
-    private let predicates: [Matcher]
+    /// The matchers that compare two requests in a closure of the app's: the playback runs them outside its lock
+    /// (``candidates(for:recordedRequest:isPlayed:)``).
+    let predicates: [Matcher]
     /// Every key-based matcher reads only the method and the URL: two requests spelled alike have the same keys.
     private let keysReadOnlyMethodAndURL: Bool
     /// Set for a small tape, which is scanned.
@@ -219,17 +221,29 @@ struct MatchIndex {
     }
 
     func lastMatch(for request: FilteredRequest, recordedRequest: (Int) -> RequestParts) -> Int? {
-        if var scan {
-            return scanForMatch(
-                request, in: &scan, positions: scan.keys.indices.reversed(), skipping: { _ in false }, recordedRequest
-            )
-        }
         let parts = RequestParts(request.request)
-        let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
-        guard let slot = bySpelling ?? bucketOfKey[key(of: parts)] else { return nil }
-        return buckets[slot].chapters.last { position in
-            predicates.allSatisfy { $0.matches(parts, recordedRequest(position)) }
+        return lastCandidates(for: request).last { passes(parts, recordedRequest($0)) }
+    }
+
+    /// Every chapter, played or not, whose keys match `request`, in tape order: what ``predicates`` choose the last
+    /// match among.
+    func lastCandidates(for request: FilteredRequest) -> [Int] {
+        if var scan {
+            var found: [Int] = []
+            _ = scanForKeys(request, in: &scan, positions: scan.keys.indices, skipping: { _ in false }) { position in
+                found.append(position)
+                return false
+            }
+            return found
         }
+        let bySpelling = bucketOfSpelling.isEmpty ? nil : Spelling(request).flatMap { bucketOfSpelling[$0] }
+        guard let slot = bySpelling ?? bucketOfKey[key(of: RequestParts(request.request))] else { return [] }
+        return buckets[slot].chapters
+    }
+
+    /// Whether `live` matches `recorded` for every predicate: the app's closures, run outside any lock.
+    func passes(_ live: RequestParts, _ recorded: RequestParts) -> Bool {
+        predicates.allSatisfy { $0.matches(live, recorded) }
     }
 
     /// The position of the first unplayed chapter that matches `request`; `isPlayed` says which are taken.
@@ -246,8 +260,14 @@ struct MatchIndex {
         recordedRequest: (Int) -> RequestParts,
         isPlayed: (Int) -> Bool
     ) -> Int? {
+        guard predicates.isEmpty else {
+            let live = RequestParts(request.request)
+            return candidates(for: request, recordedRequest: recordedRequest, isPlayed: isPlayed).first {
+                passes(live, recordedRequest($0))
+            }
+        }
         if let positions = scan?.keys.indices {
-            return scanForMatch(request, in: &scan!, positions: positions, skipping: isPlayed, recordedRequest)
+            return scanForKeys(request, in: &scan!, positions: positions, skipping: isPlayed) { _ in true }
         }
         guard let slot = bucket(of: request) else { return nil }
         var head = buckets[slot].head
@@ -255,16 +275,32 @@ struct MatchIndex {
         while head < chapters.count, isPlayed(chapters[head]) { head += 1 }
         buckets[slot].head = head
         guard head < chapters.count else { return nil }
-        if predicates.isEmpty {
-            nextInTapeOrder = chapters[head] + 1
-            return chapters[head]
+        nextInTapeOrder = chapters[head] + 1
+        return chapters[head]
+    }
+
+    /// A match's first step where there are ``predicates``: the unplayed chapters whose keys match `request`, in
+    /// tape order. The first of them every predicate passes (``passes(_:_:)``) is the match.
+    mutating func candidates(
+        for request: FilteredRequest,
+        recordedRequest: (Int) -> RequestParts,
+        isPlayed: (Int) -> Bool
+    ) -> [Int] {
+        var found: [Int] = []
+        if let positions = scan?.keys.indices {
+            _ = scanForKeys(request, in: &scan!, positions: positions, skipping: isPlayed) { position in
+                found.append(position)
+                return false
+            }
+            return found
         }
-        let live = RequestParts(request.request)
-        for position in chapters[head...] where !isPlayed(position) {
-            let recorded = recordedRequest(position)
-            if predicates.allSatisfy({ $0.matches(live, recorded) }) { return position }
-        }
-        return nil
+        guard let slot = bucket(of: request) else { return [] }
+        var head = buckets[slot].head
+        let chapters = buckets[slot].chapters
+        while head < chapters.count, isPlayed(chapters[head]) { head += 1 }
+        buckets[slot].head = head
+        for position in chapters[head...] where !isPlayed(position) { found.append(position) }
+        return found
     }
 
     /// The bucket whose chapters have the live request's keys: found by its spelling when it can be, the chapter
@@ -288,14 +324,14 @@ struct MatchIndex {
         return groups[nextInTapeOrder]
     }
 
-    /// The first of `positions` not played whose chapter matches `request`: the same spelling, or else the same
-    /// keys, and every predicate.
-    private func scanForMatch(
+    /// The first of `positions` not played whose chapter has the keys of `request` (the same spelling, or else the
+    /// same keys) and that `accepts` takes.
+    private func scanForKeys(
         _ request: FilteredRequest,
         in scan: inout Scan,
         positions: some Sequence<Int>,
         skipping isPlayed: (Int) -> Bool,
-        _ recordedRequest: (Int) -> RequestParts
+        accepts: (Int) -> Bool
     ) -> Int? {
         let spelling = keysReadOnlyMethodAndURL ? Spelling(request) : nil
         var parts: RequestParts?
@@ -306,15 +342,11 @@ struct MatchIndex {
                 parts = live
                 let key = liveKey ?? self.key(of: live)
                 liveKey = key
-                let recorded = scan.keys[position] ?? self.key(of: recordedRequest(position))
+                let recorded = scan.keys[position] ?? self.key(of: RequestParts(requests[position]))
                 scan.keys[position] = recorded
                 guard recorded == key else { continue }
             }
-            if predicates.isEmpty { return position }
-            let live = parts ?? RequestParts(request.request)
-            parts = live
-            let recorded = recordedRequest(position)
-            if predicates.allSatisfy({ $0.matches(live, recorded) }) { return position }
+            if accepts(position) { return position }
         }
         return nil
     }

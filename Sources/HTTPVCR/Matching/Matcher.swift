@@ -79,9 +79,13 @@ public struct Matcher: Sendable, CustomStringConvertible {
 
     func matches(_ request: RequestParts, _ recorded: RequestParts) -> Bool {
         switch comparison {
-        case let .key(key): key(request) == key(recorded)
-        case let .predicate(predicate): predicate(request.urlRequest, recorded.urlRequest)
-        case .named: VCR.matchers[name].map { $0.comparison.isNamed ? false : $0.matches(request, recorded) } ?? false
+        case let .key(key):
+            return key(request) == key(recorded)
+        case let .predicate(predicate):
+            checkNoLockHeld(running: "a matcher's comparison")
+            return predicate(request.urlRequest, recorded.urlRequest)
+        case .named:
+            return VCR.matchers[name].map { $0.comparison.isNamed ? false : $0.matches(request, recorded) } ?? false
         }
     }
 

@@ -25,6 +25,11 @@ enum VolatileShape: String, Sendable, CaseIterable {
 
     private static func shape(of bytes: [UInt8]) -> VolatileShape {
         if bytes.isEmpty { return .empty }
+        // A placeholder is its own shape: a request viewed twice is viewed as once.
+        if bytes.starts(with: placeholderPrefix.utf8),
+           let shape = VolatileShape(rawValue: String(decoding: bytes.dropFirst(placeholderPrefix.utf8.count), as: UTF8.self)) {
+            return shape
+        }
         if isUUID(bytes) { return .uuid }
         if isTimestamp(bytes) { return .timestamp }
         if isNumber(bytes) { return .number }
@@ -64,5 +69,7 @@ enum VolatileShape: String, Sendable, CaseIterable {
     }
 
     /// What a volatile value is replaced with where requests are compared: the same for every value of the shape.
-    var placeholder: String { "volatile-" + rawValue }
+    var placeholder: String { Self.placeholderPrefix + rawValue }
+
+    private static let placeholderPrefix = "volatile-"
 }

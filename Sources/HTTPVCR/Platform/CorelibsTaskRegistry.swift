@@ -76,7 +76,7 @@ enum TaskRegistryEntry {
         var isBroken = false
     }
 
-    private static let learned = Locked(Learned())
+    private static let learned = Locked(Learned(), level: .leaf)
     private static let delegateWord = 16
 
     /// `bytes`: the entry's, if it is laid out as expected; `entry`: the entry itself, for `Mirror` (nil when the

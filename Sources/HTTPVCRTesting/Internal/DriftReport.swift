@@ -86,7 +86,7 @@ enum DriftReport {
     static let summary = Summary()
 
     final class Summary: Sendable {
-        private let entries = Locked<[Entry]?>(nil)
+        private let entries = Locked<[Entry]?>(nil, level: .testing)
 
         func note(_ entry: Entry) {
             let isFirst = entries.withLock { entries in

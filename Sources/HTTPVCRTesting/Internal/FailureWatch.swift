@@ -5,7 +5,7 @@ import Testing
 /// Whether a Swift Testing test failed in a scope: an expectation, a recorded issue or a thrown error, not only
 /// what the body throws. Its cassette then keeps nothing it recorded, unless `recordsOnFailure` says otherwise.
 final class FailureWatch: Sendable {
-    private let sawFailure = Locked(false)
+    private let sawFailure = Locked(false, level: .testing)
 
     var failed: Bool { sawFailure.withLock { $0 } }
 

@@ -144,6 +144,7 @@ enum ScopeRunner {
     private static func configure(_ configuration: inout VCRConfiguration, for scope: VCRCassetteScope) {
         configuration.cassettesPath = scope.cassettesPath
         configuration.cassettePath = scope.cassetteName
+        checkNoLockHeld(running: "a scope's configure")
         scope.configure(&configuration)
     }
 

@@ -3,7 +3,7 @@ import HTTPVCR
 
 /// The cassette a ``VCRTestCase`` has inserted, readable from the test's other threads.
 final class CassetteBox: @unchecked Sendable {
-    private let cassette = Locked<Cassette?>(nil)
+    private let cassette = Locked<Cassette?>(nil, level: .testing)
 
     var value: Cassette? {
         get { cassette.withLock { $0 } }
@@ -15,8 +15,8 @@ final class CassetteBox: @unchecked Sendable {
 final class PackageRoots: @unchecked Sendable {
     static let shared = PackageRoots()
 
-    private let roots = Locked<[ObjectIdentifier: URL?]>([:])
-    private let sources = Locked<[String: (path: String, text: [Substring])?]>([:])
+    private let roots = Locked<[ObjectIdentifier: URL?]>([:], level: .testing)
+    private let sources = Locked<[String: (path: String, text: [Substring])?]>([:], level: .testing)
 
     func root(for testClass: AnyClass, testFilePath: String?) -> URL? {
         let key = ObjectIdentifier(testClass)

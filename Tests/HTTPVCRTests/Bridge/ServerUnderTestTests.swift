@@ -345,7 +345,8 @@ extension ServerUnderTestTests {
         await #expect(throws: Thrown.self) {
             try await VCRBridgeTests.bound(cassette) {
                 let bridge = try VCRBridge.start()
-                launched.withLock { $0 = try? bridge.launch(URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"]) }
+                let process = try? bridge.launch(URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"])
+                launched.withLock { $0 = process }
                 throw Thrown()
             }
         }

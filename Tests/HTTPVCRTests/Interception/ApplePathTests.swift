@@ -91,7 +91,8 @@ extension VCRTests {
         /// the task runs and while it is being cancelled (its completion handler runs before `.completed` is set).
         @Test func theTasksLivenessSaysWhatItsStateSays() async throws {
             #if canImport(FoundationNetworking)
-            final class Seen: @unchecked Sendable {
+            // Behind a lock: the handler runs on the session's queue, and the test reads what it saw.
+            struct Seen {
                 var task: URLSessionTask?
                 var state: URLSessionTask.State?
                 var isLive: Bool?
@@ -101,26 +102,26 @@ extension VCRTests {
             configuration.urlCache = nil
             let session = URLSession(configuration: configuration)
             defer { session.invalidateAndCancel() }
-            let seen = Seen()
+            let seen = Locked(Seen())
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 // Cancelled before it is resumed: its native protocol is made but never started, so only the
                 // cancellation ends it. (Resumed, a refused connection can end it first, and corelibs then traps on the
                 // cancellation's own failure: the race named by its skipped
                 // test_noDoubleCallbackWhenCancellingAndProtocolFailsFast.)
                 let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) { _, _, _ in
-                    if let task = seen.task {
-                        seen.state = task.state
-                        seen.isLive = platform.isLive(task)
+                    if let task = seen.withLock({ $0.task }) {
+                        let (state, isLive) = (task.state, platform.isLive(task))
+                        seen.withLock { ($0.state, $0.isLive) = (state, isLive) }
                     }
                     done.resume()
                 }
-                seen.task = task
+                seen.withLock { $0.task = task }
                 #expect(task.state == .suspended)
                 #expect(platform.isLive(task))
                 task.cancel()
             }
-            #expect(seen.state == .canceling)
-            #expect(seen.isLive == false)
+            #expect(seen.withLock { $0.state } == .canceling)
+            #expect(seen.withLock { $0.isLive } == false)
             #endif
         }
 

@@ -47,7 +47,7 @@ final class OutcomeReceiver: SceneReceiver, @unchecked Sendable {
         var waiting: (@Sendable (Outcome) -> Void)?
     }
 
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .load)
 
     func receive(_ event: Scene.Event, part _: Int) {
         let finished: (@Sendable (Outcome) -> Void, Outcome)? = state.withLock { state in
@@ -103,7 +103,7 @@ final class StreamReceiver<Response: Sendable>: SceneReceiver, @unchecked Sendab
 
     private let form: DoorForm<Response>
     private let fallbackURL: URL
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .load)
 
     init(_ form: DoorForm<Response>, fallbackURL: URL) {
         self.form = form

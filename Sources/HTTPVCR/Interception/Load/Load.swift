@@ -84,7 +84,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         self.redirectHandling = redirectHandling
         self.caller = caller
         // What changes as the load goes on, in the load itself (``LockedObject``): an allocation less a request.
-        super.init(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)))
+        super.init(State(request: original, client: ClientEnd(protocolInstance: protocolInstance)), level: .load)
     }
 
     /// The number of the part for the request the load is at now, `live` as it is sent.

@@ -7,23 +7,42 @@ final class RedirectRelay: @unchecked Sendable {
     private struct State {
         var successor: Load?
         var pending: [ClientEvent] = []
+        /// Someone is passing events on: what comes meanwhile is passed on by them, after what they hold.
+        var isPassing = false
     }
 
-    /// Held while passing events on, so that they reach the successor in the order they came.
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .leaf)
 
     func pass(_ event: ClientEvent) {
-        state.withLock { state in
-            if let successor = state.successor { successor.tellClient(event) } else { state.pending.append(event) }
-        }
+        state.withLock { $0.pending.append(event) }
+        passPending()
     }
 
     /// `successor` serves the request the hop led to: it gets what was held back, then everything that follows.
     func hand(to successor: Load) {
-        state.withLock { state in
-            state.successor = successor
-            for event in state.pending { successor.tellClient(event) }
-            state.pending = []
+        state.withLock { $0.successor = successor }
+        passPending()
+    }
+
+    /// Passes the held events on in the order they came, one caller at a time, outside the lock: the successor's
+    /// client calls take its load's lock and reach the loader (and the next hop's relay).
+    private func passPending() {
+        var turn = state.withLock { state -> (Load, [ClientEvent])? in
+            guard let successor = state.successor, !state.isPassing, !state.pending.isEmpty else { return nil }
+            state.isPassing = true
+            defer { state.pending = [] }
+            return (successor, state.pending)
+        }
+        while let (successor, events) = turn {
+            for event in events { successor.tellClient(event) }
+            turn = state.withLock { state in
+                guard !state.pending.isEmpty else {
+                    state.isPassing = false
+                    return nil
+                }
+                defer { state.pending = [] }
+                return (successor, state.pending)
+            }
         }
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPVCRCassettes
 
 /// Replaying one cassette's tape: finds the recorded chapter a live request matches (``MatchIndex``), decides
 /// whether the request is replayed, recorded or refused, and hands scenes over in playback order (``Player``)
@@ -43,23 +42,30 @@ final class Playback: @unchecked Sendable {
         var volatileValues: [VolatileValue] = []
     }
 
-    private let scenes: [Scene]
-    private let layout: ChapterLayout
+    let scenes: [Scene]
+    let layout: ChapterLayout
     /// Each chapter's recorded request.
-    private let requests: [RecordedRequest]
-    private let policy: Policy
+    let requests: [RecordedRequest]
+    /// The matchers that run a closure of the app's (``MatchIndex/predicates``): matching with them runs outside the
+    /// lock (`Playback+Checking.swift`).
+    let predicates: [Matcher]
+    let policy: Policy
     /// `.all` or `.verify`: every request is sent. Kept as a flag: comparing record modes compares their names.
     let sendsEveryRequest: Bool
     /// The volatile values, when the tape holds any: requests are then matched as ``VolatileValues/matchingView(of:)``
     /// makes them. Nil for every other tape, which is matched as it is.
-    private let volatile: VolatileValues?
-    private let state: Locked<State>
+    let volatile: VolatileValues?
+    /// The recorded requests as matching compares them: ``requests`` itself unless the tape holds volatile values.
+    let views: [RecordedRequest]
+    let state: Locked<State>
 
-    fileprivate struct State {
+    struct State {
         var index: MatchIndex
         /// The requests `index` matches: the recorded ones, or once ``Policy/refilter`` was needed, them filtered.
         var matchRequests: [RecordedRequest]
         var isRefiltered = false
+        /// Counts the indexes `index` was: what the app's matchers found in one is claimed in it only.
+        var generation = 0
         /// When each chapter replaying with timing started (uptime nanoseconds): its scenes are due from then.
         var startedAt: [Int: UInt64] = [:]
         var player: Player
@@ -94,16 +100,18 @@ final class Playback: @unchecked Sendable {
             return view
         }
         self.volatile = holdsVolatile ? volatile : nil
-        let index = MatchIndex(matchers: policy.matchers, requests: views)
+        self.views = holdsVolatile ? views : requests
+        let index = MatchIndex(matchers: policy.matchers, requests: self.views)
+        predicates = index.predicates
         self.state = Locked(State(
             index: index,
-            matchRequests: views,
+            matchRequests: self.views,
             player: Player(
                 scenes: scenes, layout: layout, mode: mode, wait: wait, interchangeable: index.interchangeable
             ),
             matched: Array(repeating: false, count: requests.count),
             finished: Array(repeating: false, count: requests.count)
-        ))
+        ), level: .playback)
     }
 
     // MARK: Counts
@@ -162,62 +170,42 @@ final class Playback: @unchecked Sendable {
         play(FilteredRequest(request), to: receiver, part: part)
     }
 
-    /// ``play(_:to:part:)`` for a request whose URL the filters already read. `live` is the request as sent, before
-    /// the filters, when it differs: its volatile values are what a replayed answer echoes.
-    func play(_ request: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0, live: URLRequest? = nil) -> Decision {
-        let volatileLive = volatile.map { volatile in
-            (view: viewed(request, by: volatile), places: volatile.places(in: RecordedRequest(live ?? request.request)))
-        }
-        let (decision, run): (Decision, ArraySlice<Delivery>?) = state.withLock { state in
-            let decision = decide(volatileLive?.view ?? request, in: &state, Requester(receiver, part, volatileLive?.places))
+    /// ``play(_:to:part:)`` for a request whose URL the filters already read.
+    ///
+    /// The common case is decided under one take of the lock: the built-in matchers find an unplayed chapter. The
+    /// rest (the app's matchers, the filters written again for an older tape) runs the app's closures, which never
+    /// run under the lock (``decideBeyondTheTape(_:_:)``).
+    ///
+    /// `live` is the request as sent, before the filters, when it differs: its volatile values are what a replayed
+    /// answer echoes. On a tape with volatile values the request is matched as ``VolatileValues`` views it.
+    func play(
+        _ original: FilteredRequest, to receiver: any SceneReceiver, part: Int = 0, live: URLRequest? = nil
+    ) -> Decision {
+        let request = volatile.map { viewed(original, by: $0) } ?? original
+        let recipient = Requester(
+            receiver, part, volatile?.places(in: RecordedRequest(live ?? original.request))
+        )
+        let (decision, run): (Decision?, ArraySlice<Delivery>?) = state.withLock { state in
+            state.requestsSeen += 1
+            // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
+            let decision: Decision? = if sendsEveryRequest {
+                .record
+            } else if predicates.isEmpty, startReplay(of: request, in: &state, recipient) {
+                .replaying
+            } else {
+                nil
+            }
             // Delivered before `play` returns unless someone else is delivering: the turn is taken under the same
             // lock as the decision.
             return (decision, state.takeTurn())
         }
         // Handed over, not copied: the queue's storage is then free to serve the next request once it is delivered.
         if let run = consume run { deliver(startingWith: run) }
-        return decision
+        return decision ?? decideBeyondTheTape(request, original: original, recipient)
     }
 
-    private func decide(
-        _ request: FilteredRequest,
-        in state: inout State,
-        _ recipient: Requester
-    ) -> Decision {
-        state.requestsSeen += 1
-        // `.verify`: sent live like a recording, which the cassette compares instead of taping (DriftVerifier).
-        if sendsEveryRequest { return .record }
-        if startReplay(of: request, in: &state, recipient) { return .replaying }
-        if refilter(&state), startReplay(of: request, in: &state, recipient) { return .replaying }
-        if let earlier = policy.beforePlaceholdersWon?(request).map({ earlier in volatile.map { viewed(earlier, by: $0) } ?? earlier }),
-           startReplay(of: earlier, in: &state, recipient) {
-            return .replaying
-        }
-        if policy.allowsPlaybackRepeats, let chapter = state.index.lastMatch(
-            for: request, recordedRequest: { [matchRequests = state.matchRequests] in RequestParts(matchRequests[$0]) }
-        ) {
-            replayAgain(chapter, in: &state, recipient)
-            return .replaying
-        }
-        if !policy.isWriteProtected { return .record }
-        let (message, kind) = Mismatch.explain(
-            request: RequestParts(request.request),
-            cassettePath: policy.cassettePath,
-            recordMode: policy.recordMode,
-            matchers: policy.matchers,
-            requests: (volatile == nil ? requests : state.matchRequests).map { RequestParts($0) },
-            isPlayed: { state.matched[$0] },
-            advice: policy.mismatchAdvice ?? .library
-        )
-        var error = VCRError(
-            .noMatch, message, cassettePath: policy.cassettePath, request: Mismatch.describe(request.request)
-        )
-        error.mismatch = kind
-        return .refuse(error)
-    }
-
-    /// Queues the matched chapter for the receiver; false when nothing matches.
-    private func startReplay(
+    /// Queues the matched chapter for the receiver; false when nothing matches. Built-in matchers only.
+    func startReplay(
         of request: FilteredRequest,
         in state: inout State,
         _ recipient: Requester
@@ -234,65 +222,27 @@ final class Playback: @unchecked Sendable {
         )
         guard let chapter else { return false }
         matched[chapter] = true
+        begin(chapter, in: &state, recipient)
+        return true
+    }
+
+    /// Queues a chapter just marked matched for the receiver.
+    func begin(_ chapter: Int, in state: inout State, _ recipient: Requester) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
         let queued = state.pending.count
-        let receiver = echoing(chapter, to: recipient)
-        state.player.start(chapter: chapter, receiver: receiver, part: recipient.part, into: &state.pending)
+        state.player.start(
+            chapter: chapter, receiver: echoing(chapter, to: recipient), part: recipient.part, into: &state.pending
+        )
         enqueued(from: queued, in: &state)
         scheduleWakeIfNeeded(&state)
-        return true
-    }
-
-    /// Who asked for a chapter: the receiver, its part, and the live request's volatile values (when the tape has any).
-    private struct Requester {
-        let receiver: any SceneReceiver
-        let part: Int
-        let livePlaces: [VolatileValues.Place]?
-
-        init(_ receiver: any SceneReceiver, _ part: Int, _ livePlaces: [VolatileValues.Place]?) {
-            self.receiver = receiver
-            self.part = part
-            self.livePlaces = livePlaces
-        }
-    }
-
-    /// `request` as matching compares it on this tape: its volatile values replaced by their shapes.
-    private func viewed(_ request: FilteredRequest, by volatile: VolatileValues) -> FilteredRequest {
-        let recorded = RecordedRequest(request.request)
-        let view = volatile.matchingView(of: recorded)
-        return view == recorded ? request : FilteredRequest(view.urlRequest)
-    }
-
-    /// The receiver `chapter` is handed to: the requester's, or one that echoes the live request's volatile values
-    /// where they differ from the recorded ones (made only then).
-    private func echoing(_ chapter: Int, to requester: Requester) -> any SceneReceiver {
-        guard let volatile, let live = requester.livePlaces else { return requester.receiver }
-        let body = layout.scenesOfChapter[chapter].compactMap { position -> Data? in
-            if case let .data(chunk) = scenes[position].event { return chunk }
-            return nil
-        }
-        guard let echoes = VolatileEchoes(recorded: volatile.places(in: requests[chapter]), live: live, body: body)
-        else { return requester.receiver }
-        return EchoingReceiver(requester.receiver, echoes: echoes)
-    }
-
-    /// Matches against the tape's requests as the filters write them now, from now on, when that changes any of
-    /// them. Once: a tape recorded with today's filters costs nothing, and an old one pays once, on its first miss.
-    private func refilter(_ state: inout State) -> Bool {
-        guard !state.isRefiltered, let refilter = policy.refilter else { return false }
-        state.isRefiltered = true
-        var refiltered = requests.map(refilter)
-        guard refiltered != requests else { return false }
-        if let volatile { refiltered = refiltered.map(volatile.matchingView) }
-        state.matchRequests = refiltered
-        state.index = MatchIndex(matchers: policy.matchers, requests: refiltered)
-        return true
     }
 
     /// A chapter all of whose matches were played, replayed once more, whole, outside playback order.
-    private func replayAgain(_ chapter: Int, in state: inout State, _ recipient: Requester) {
+    func replayAgain(_ chapter: Int, in state: inout State, _ recipient: Requester) {
         if policy.timingFactor != nil { state.startedAt[chapter] = DispatchTime.now().uptimeNanoseconds }
-        let deliveries = state.player.repeatDeliveries(of: chapter, to: echoing(chapter, to: recipient), part: recipient.part)
+        let deliveries = state.player.repeatDeliveries(
+            of: chapter, to: echoing(chapter, to: recipient), part: recipient.part
+        )
         enqueue(deliveries, in: &state, counts: false)
     }
 

@@ -21,7 +21,7 @@ final class RedirectHandoffs: @unchecked Sendable {
         }
     }
 
-    private let waiting = Locked<[Key: [Load]]>([:])
+    private let waiting = Locked<[Key: [Load]]>([:], level: .leaf)
 
     /// `load` has reported a hop to `request`: the protocol that loads it continues the chapter.
     func expect(_ request: URLRequest, continuing load: Load) {

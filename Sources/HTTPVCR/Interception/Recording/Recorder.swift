@@ -21,7 +21,7 @@ final class Recorder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }()
 
     /// Keyed by the task object, which the entry keeps alive: its identity cannot be reused while it is here.
-    private let recordings = Locked<[ObjectIdentifier: Entry]>([:])
+    private let recordings = Locked<[ObjectIdentifier: Entry]>([:], level: .recorder)
 
     private struct Entry {
         let task: URLSessionTask

@@ -23,7 +23,7 @@ final class Recording: @unchecked Sendable {
     /// When it was sent, for the tape (``RecordedRequest/recordedAt``).
     private let recordedAt = RecordingTime.now
     private let requestAnchor: Int
-    private let state = Locked(State())
+    private let state = Locked(State(), level: .recording)
 
     /// What came so far, behind the recording's one lock (taken with no other held).
     private struct State {
