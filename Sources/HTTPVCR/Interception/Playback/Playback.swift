@@ -205,6 +205,7 @@ final class Playback: @unchecked Sendable {
     }
 
     /// Queues the matched chapter for the receiver; false when nothing matches. Built-in matchers only.
+    @inline(__always)
     func startReplay(
         of request: FilteredRequest,
         in state: inout State,

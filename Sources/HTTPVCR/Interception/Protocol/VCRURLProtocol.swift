@@ -158,9 +158,7 @@ class VCRURLProtocol: URLProtocol {
         // Bridge: its cassette replays and tapes nothing (the test process filters, matches and tapes what is sent
         // to it), so the request goes on unfiltered: filtering it here was a tenth of a bridged request's work.
         if let cassette, cassette.playback.sendsEveryRequest, !sent.hidesBody, BridgeConnection.isBridgeCassette(cassette) {
-            if load.redirectHandling == .reportToClient { load.reportRedirects(to: cassette.redirectHandoffs) }
-            let part = Load.Part(load: load, number: load.startPart(sending: live))
-            return Recorder.shared.start(Recording(live: live, filtered: live, cassette: cassette, part: part))
+            return forwardToBridge(live, under: cassette, load)
         }
         // Ejected between canInit and now, or left out by beforeRecordRequest: as if HTTPVCR were not there.
         guard let cassette, let filtered = cassette.filteredForMatching(live, earlier: earlier) else {
@@ -190,6 +188,15 @@ class VCRURLProtocol: URLProtocol {
         case let .refuse(error):
             load.refuse(sent.hidesBody ? HiddenBody.noting(error) : error)
         }
+    }
+
+    /// A request of a process connected to a bridge: sent on as it is. Out of line, so that `startLoading` stays
+    /// small enough for what replay calls in it to be inlined.
+    @inline(never)
+    private func forwardToBridge(_ live: URLRequest, under cassette: Cassette, _ load: Load) {
+        if load.redirectHandling == .reportToClient { load.reportRedirects(to: cassette.redirectHandoffs) }
+        let part = Load.Part(load: load, number: load.startPart(sending: live))
+        Recorder.shared.start(Recording(live: live, filtered: live, cassette: cassette, part: part))
     }
 
     override func stopLoading() {
