@@ -97,7 +97,7 @@ enum VolatileCandidates {
         case let (.object(liveMembers), .object(recordedMembers)):
             for (name, value) in liveMembers {
                 guard let old = recordedMembers.first(where: { $0.0 == name })?.1 else { continue }
-                compare(value, old, at: location + JSONPath.member(name), found)
+                compare(value, old, at: JSONPathLocation.appending(key: name, to: location), found)
             }
         case let (.array(liveElements), .array(recordedElements)):
             for (value, old) in zip(liveElements, recordedElements) { compare(value, old, at: location + "[*]", found) }

@@ -114,89 +114,13 @@ package enum JSONPathLocation {
     }
 
     /// The values at `path` in `value`, in document order. `path` is written as the locations are (`$.a[*].b`,
-    /// `$["a key"]`, `$.list[0]`); nil when it is not such a path.
+    /// `$["a key"]`, `$.list[0]`); nil when it is not such a path (``JSONPath``).
     package static func values(at path: String, in value: JSONValue) -> [JSONValue]? {
-        guard let steps = steps(of: path) else { return nil }
-        var current = [value]
-        for step in steps {
-            current = current.flatMap { value -> [JSONValue] in
-                switch (step, value) {
-                case let (.key(key), .object(members)): members.filter { $0.0 == key }.map(\.1)
-                case let (.index(index), .array(values)): values.indices.contains(index) ? [values[index]] : []
-                case let (.every, .array(values)): values
-                default: []
-                }
-            }
-        }
-        return current
+        JSONPath(path).map { path in path.values(in: value).map(\.value) }
     }
 
     /// Whether `path` is a location ``values(at:in:)`` can follow (`$.a[*].b`); `vcr diff --value` checks it.
     package static func isValid(_ path: String) -> Bool {
-        steps(of: path) != nil
-    }
-
-    private enum Step { case key(String), index(Int), every }
-
-    private static func steps(of path: String) -> [Step]? {
-        var rest = Substring(path.trimmingCharacters(in: .whitespaces))
-        guard rest.first == "$" else { return nil }
-        rest = rest.dropFirst()
-        var steps: [Step] = []
-        while let first = rest.first {
-            if first == "." {
-                rest = rest.dropFirst()
-                let name = rest.prefix { $0 != "." && $0 != "[" }
-                guard !name.isEmpty else { return nil }
-                steps.append(name == "*" ? .every : .key(String(name)))
-                rest = rest.dropFirst(name.count)
-            } else if first == "[" {
-                guard let close = closingBracket(in: rest) else { return nil }
-                let inside = rest[rest.index(after: rest.startIndex)..<close]
-                rest = rest[rest.index(after: close)...]
-                if inside == "*" {
-                    steps.append(.every)
-                } else if let index = Int(inside), index >= 0 {
-                    steps.append(.index(index))
-                } else if inside.first == "\"" || inside.first == "'",
-                          case let .string(key)? = LosslessJSONReader.value(of: Data(quoted(inside).utf8)) {
-                    steps.append(.key(key))
-                } else {
-                    return nil
-                }
-            } else {
-                return nil
-            }
-        }
-        return steps
-    }
-
-    /// `'key'` as `"key"`, for the JSON reader.
-    private static func quoted(_ literal: Substring) -> String {
-        guard literal.first == "'", literal.last == "'", literal.count >= 2 else { return String(literal) }
-        return "\"" + literal.dropFirst().dropLast() + "\""
-    }
-
-    /// The `]` that closes the bracket `text` starts with, quotes inside it skipped.
-    private static func closingBracket(in text: Substring) -> Substring.Index? {
-        var quote: Character?
-        var escaped = false
-        for index in text.indices.dropFirst() {
-            let character = text[index]
-            if let open = quote {
-                if escaped {
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
-                } else if character == open {
-                    quote = nil
-                }
-            } else if character == "\"" || character == "'" {
-                quote = character
-            } else if character == "]" {
-                return index
-            }
-        }
-        return nil
+        JSONPath(path) != nil
     }
 }

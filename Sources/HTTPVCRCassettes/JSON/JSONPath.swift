@@ -1,58 +1,82 @@
 import Foundation
-import HTTPVCRCassettes
 
-/// The JSONPath subset a ``VolatileValue/jsonPath(_:)`` is written in: `$`, then `.name`, `['name']`, `[2]` and
-/// `[*]` (every element of an array, every member of an object).
-struct JSONPath: Sendable, Hashable {
-    enum Step: Sendable, Hashable {
+/// The JSONPath subset volatile values and compared value paths are written in: `$`, then `.name`, `["name"]` (or
+/// `['name']`), `[2]` and `[*]` (every element of an array, every member of an object).
+package struct JSONPath: Sendable, Hashable {
+    package enum Step: Sendable, Hashable {
         case member(String)
         case index(Int)
         case every
     }
 
-    let steps: [Step]
+    package let steps: [Step]
 
-    /// Nil when `text` is not in the subset (the configuration check says so).
-    init?(_ text: String) {
-        var rest = Substring(text)
+    /// Nil when `text` is not in the subset (the configuration check says so). Written as locations are written
+    /// (``JSONPathLocation``): `$.a[*].b`, `$["a key"]` or `$['a key']`, `$.list[0]`.
+    package init?(_ text: String) {
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         guard rest.first == "$" else { return nil }
         rest = rest.dropFirst()
         var steps: [Step] = []
         while let first = rest.first {
             if first == "." {
                 rest = rest.dropFirst()
-                if rest.first == "*" {
-                    steps.append(.every)
-                    rest = rest.dropFirst()
-                    continue
-                }
                 let name = rest.prefix { $0 != "." && $0 != "[" }
                 guard !name.isEmpty else { return nil }
-                steps.append(.member(String(name)))
+                steps.append(name == "*" ? .every : .member(String(name)))
                 rest = rest.dropFirst(name.count)
             } else if first == "[" {
-                guard let close = rest.firstIndex(of: "]") else { return nil }
+                guard let close = Self.closingBracket(in: rest) else { return nil }
                 let inside = rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: close)...]
                 if inside == "*" {
                     steps.append(.every)
                 } else if let index = Int(inside), index >= 0 {
                     steps.append(.index(index))
-                } else if inside.count >= 2, let quote = inside.first, quote == "'" || quote == "\"", inside.last == quote {
-                    steps.append(.member(String(inside.dropFirst().dropLast())))
+                } else if inside.first == "\"" || inside.first == "'",
+                          case let .string(key)? = LosslessJSONReader.value(of: Data(Self.quoted(inside).utf8)) {
+                    steps.append(.member(key))
                 } else {
                     return nil
                 }
-                rest = rest[rest.index(after: close)...]
             } else {
                 return nil
             }
         }
-        guard !steps.isEmpty else { return nil }
         self.steps = steps
     }
 
+    /// `'key'` as `"key"`, for the JSON reader.
+    private static func quoted(_ literal: Substring) -> String {
+        guard literal.first == "'", literal.last == "'", literal.count >= 2 else { return String(literal) }
+        return "\"" + literal.dropFirst().dropLast() + "\""
+    }
+
+    /// The `]` that closes the bracket `text` starts with, quotes inside it skipped.
+    private static func closingBracket(in text: Substring) -> Substring.Index? {
+        var quote: Character?
+        var escaped = false
+        for index in text.indices.dropFirst() {
+            let character = text[index]
+            if let open = quote {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == open {
+                    quote = nil
+                }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "]" {
+                return index
+            }
+        }
+        return nil
+    }
+
     /// The values the path selects in `document`, each with where it is (`$.items[0].id`), in document order.
-    func values(in document: JSONValue) -> [(location: String, value: JSONValue)] {
+    package func values(in document: JSONValue) -> [(location: String, value: JSONValue)] {
         var found: [(String, JSONValue)] = []
         _ = visit(document, steps[...], location: "$") { location, value in
             found.append((location, value))
@@ -62,7 +86,7 @@ struct JSONPath: Sendable, Hashable {
     }
 
     /// `document` with each selected value replaced by what `replace` makes of it.
-    func replacing(in document: JSONValue, _ replace: (JSONValue) -> JSONValue) -> JSONValue {
+    package func replacing(in document: JSONValue, _ replace: (JSONValue) -> JSONValue) -> JSONValue {
         visit(document, steps[...], location: "$") { _, value in replace(value) } ?? document
     }
 
@@ -81,7 +105,7 @@ struct JSONPath: Sendable, Hashable {
             var members = members
             var changed = false
             for index in members.indices where members[index].0 == name {
-                let child = visit(members[index].1, rest, location: location + Self.member(name), found)
+                let child = visit(members[index].1, rest, location: JSONPathLocation.appending(key: name, to: location), found)
                 if let child {
                     members[index].1 = child
                     changed = true
@@ -107,7 +131,7 @@ struct JSONPath: Sendable, Hashable {
             var members = members
             var changed = false
             for index in members.indices {
-                if let child = visit(members[index].1, rest, location: location + Self.member(members[index].0), found) {
+                if let child = visit(members[index].1, rest, location: JSONPathLocation.appending(key: members[index].0, to: location), found) {
                     members[index].1 = child
                     changed = true
                 }
@@ -116,14 +140,5 @@ struct JSONPath: Sendable, Hashable {
         default:
             return nil
         }
-    }
-
-    /// `.name` where the name is a plain identifier, `['name']` otherwise.
-    static func member(_ name: String) -> String {
-        let isPlain = !name.isEmpty && name.utf8.allSatisfy {
-            ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") || ($0 >= Byte.zero && $0 <= Byte.nine)
-                || $0 == UInt8(ascii: "_")
-        } && !(name.utf8.first! >= Byte.zero && name.utf8.first! <= Byte.nine)
-        return isPlain ? "." + name : "['" + name + "']"
     }
 }
