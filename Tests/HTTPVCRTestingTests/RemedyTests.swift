@@ -85,6 +85,20 @@ import Testing
         #expect(cassette?.playCount == 2 && cassette?.unplayedRequestsWithWaits.isEmpty == true, "nothing waited for")
     }
 
+    /// Recording anew with `all`, a value changed but kept its shape (a Unix time): the test is told it looks
+    /// volatile, with the line that declares it; with that line, the next run's value replays.
+    @Test func recordingAnewNamesTheValuesThatLookVolatile() async throws {
+        let folder = TemporaryFolder()
+        _ = try await Self.run("busted", in: folder, recordMode: .once) { try await Self.get("/get?page=2&ts=1732800000") }
+        let (told, _) = try await Self.run("busted", in: folder, recordMode: .all) {
+            try await Self.get("/get?page=2&ts=1732875300")
+        }
+        let warning = try #require(told.first { $0.text.contains("they look volatile") }, "\(told.map(\.text))")
+        #expect(told.count == 1 && warning.severity == .warning, "\(told.map(\.text))")
+        #expect(warning.text.contains(#"To match them by shape: configuration.volatileValues += [.query("ts")]"#))
+        #expect(!warning.text.contains("page"), "a value that kept its text is no candidate")
+    }
+
     /// What `new` leaves: the stale recording stays on the cassette. The run that recorded beside it, and every
     /// replay after, says so at the end of the test, and how long chronological replay waited for it.
     @Test func aStaleRecordingIsReportedWithTheWaitItCost() async throws {

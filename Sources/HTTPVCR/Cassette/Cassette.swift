@@ -42,7 +42,7 @@ public final class Cassette: @unchecked Sendable {
     /// In ``RecordMode/verify``: compares what is recorded with the tape instead of taping it.
     private let verifier: DriftVerifier?
     /// The file as read and the rules worked out from it: never changes.
-    private let loaded: LoadedCassette
+    let loaded: LoadedCassette
     /// What changes while the cassette is in, behind its one lock (level ``LockLevel/cassette``). ``VCR`` takes it
     /// while holding its own; no other lock is taken while it is held.
     private let state: Locked<State>

@@ -128,4 +128,19 @@ extension ScopeRunner {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// After recording anew (`.all`): the values that changed from the recordings replaced while keeping their shape,
+    /// and the line that declares them, so that the next replay matches them (``Cassette/volatileCandidates``).
+    static func volatileMessage(_ cassette: Cassette, scope: VCRCassetteScope) -> String? {
+        let candidates = cassette.volatileCandidates
+        guard !candidates.isEmpty else { return nil }
+        let declarations = candidates.map(\.description).joined(separator: ", ")
+        return [
+            "Recorded anew, these values changed but kept their shape (a timestamp, a UUID, a signature): they look "
+                + "volatile, and a replay will not match them as written: \(declarations)",
+            "  cassette: \(cassette.path)",
+            "  test: \(scope.suiteName)/\(scope.testName)",
+            "  To match them by shape: configuration.volatileValues += [\(declarations)] (Docs/VolatileValues.md)",
+        ].joined(separator: "\n")
+    }
 }

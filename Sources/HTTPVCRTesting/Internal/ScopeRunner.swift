@@ -300,6 +300,7 @@ enum ScopeRunner {
         if discarded > 0 {
             warn(discardedMessage(count: discarded, cassette: cassette, scope: scope))
         }
+        if saveError == nil, discarded == 0, let message = volatileMessage(cassette, scope: scope) { warn(message) }
         // Read once ejected: requests still in flight were compared when it was saved.
         let failsOnDrift = failsOnDrift ?? scope.failsOnDrift
         DriftReport.report(cassette, scope: scope, fails: failsOnDrift, report: report, warn: warn)

@@ -129,6 +129,27 @@ extension VCRTests {
             }
         }
 
+        @Test func recordingAnewWithAllProposesTheValuesThatChangedButKeptTheirShape() async throws {
+            let folder = try TemporaryFolder()
+            let url = { (buster: Int, page: Int) in try HTTPBin.url("/get?page=\(page)&ts=\(buster)&_=\(buster)") }
+            try await holdingCassettes {
+                try await withCassette("rerecorded", in: folder.path) { _ in
+                    _ = try await session.data(from: try url(1_732_800_000, 2))
+                }
+                let proposed = try await withCassette("rerecorded", in: folder.path, { $0.recordMode = .all }) { cassette in
+                    _ = try await session.data(from: try url(1_732_875_300, 3))
+                    return cassette.volatileCandidates
+                }
+                // `_` is declared by default; a page number is no candidate.
+                #expect(proposed == [.query("ts")])
+                let again = try await withCassette("rerecorded", in: folder.path, { $0.recordMode = .once }) { cassette in
+                    _ = try await session.data(from: try url(1_732_875_300, 3))
+                    return cassette.volatileCandidates
+                }
+                #expect(again.isEmpty, "only recording anew proposes")
+            }
+        }
+
         @Test func aSecretVolatileValueIsFilteredInTheFileMatchedAndEchoedLive() async throws {
             let folder = try TemporaryFolder()
             let signed = { (nonce: String, signature: String) in
