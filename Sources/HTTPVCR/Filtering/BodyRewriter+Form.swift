@@ -13,13 +13,13 @@ extension BodyRewriter {
             targets[Array(key.utf8)] = replacement.map { .replace(FormCoding.encode($0, as: .body)) } ?? .remove
         }
         return withBytes(of: data) { bytes -> Data? in
-            guard let pairs = FormScanner.pairs(in: bytes) else { return nil }
+            guard let pairs = FormCoding.bodySegments(of: bytes) else { return nil }
             var output: [UInt8] = []
             output.reserveCapacity(bytes.count)
             var changed = false
             var isFirstPiece = true
             for pair in pairs {
-                let action = pair.range.isEmpty ? nil : targets[FormCoding.decode(bytes, pair.keyRange)]
+                let action = pair.range.isEmpty ? nil : targets[FormCoding.decode(bytes, pair.nameRange)]
                 if case .remove = action {
                     changed = true
                     continue
@@ -28,7 +28,7 @@ extension BodyRewriter {
                 isFirstPiece = false
                 if case let .replace(encoded) = action {
                     changed = true
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.keyRange]))
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.nameRange]))
                     output.append(Byte.equals)
                     output.append(contentsOf: encoded)
                 } else {
@@ -36,53 +36,6 @@ extension BodyRewriter {
                 }
             }
             return changed ? Data(output) : data
-        }
-    }
-
-    /// One `key=value` segment between ampersands, by byte ranges into the body.
-    struct FormPair {
-        var range: Range<Int>
-        var keyRange: Range<Int>
-        /// Nil for a bare key without `=`.
-        var valueRange: Range<Int>?
-    }
-
-    enum FormScanner {
-        /// The segments of a form body in order (empty segments from `&&` included, so joining the kept ones with
-        /// `&` gives back the original bytes), or nil when the body cannot be a form: invalid UTF-8, whitespace or
-        /// control characters, or a JSON-looking start.
-        static func pairs(in bytes: UnsafeBufferPointer<UInt8>) -> [FormPair]? {
-            guard !bytes.isEmpty else { return [] }
-            guard bytes[0] != Byte.openBrace, bytes[0] != Byte.openBracket else { return nil }
-            var pairs: [FormPair] = []
-            var segmentStart = 0
-            var equalsIndex: Int?
-            var index = 0
-            while index <= bytes.count {
-                let byte = index < bytes.count ? bytes[index] : Byte.ampersand
-                if byte == Byte.ampersand {
-                    let keyEnd = equalsIndex ?? index
-                    pairs.append(FormPair(
-                        range: segmentStart..<index,
-                        keyRange: segmentStart..<keyEnd,
-                        valueRange: equalsIndex.map { ($0 + 1)..<index }
-                    ))
-                    segmentStart = index + 1
-                    equalsIndex = nil
-                    index += 1
-                } else if byte == Byte.equals {
-                    if equalsIndex == nil { equalsIndex = index }
-                    index += 1
-                } else if byte <= Byte.space || byte == Byte.delete {
-                    return nil
-                } else if byte < 0x80 {
-                    index += 1
-                } else {
-                    guard let length = Byte.utf8SequenceLength(bytes, at: index) else { return nil }
-                    index += length
-                }
-            }
-            return pairs
         }
     }
 }

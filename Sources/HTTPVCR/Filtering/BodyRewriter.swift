@@ -45,9 +45,9 @@ package enum BodyRewriter {
             return keys
         case .form:
             return withBytes(of: data) { bytes -> [String] in
-                guard let pairs = FormScanner.pairs(in: bytes) else { return [] }
+                guard let pairs = FormCoding.bodySegments(of: bytes) else { return [] }
                 return pairs.compactMap { pair in
-                    pair.range.isEmpty ? nil : String(decoding: FormCoding.decode(bytes, pair.keyRange), as: UTF8.self)
+                    pair.range.isEmpty ? nil : String(decoding: FormCoding.decode(bytes, pair.nameRange), as: UTF8.self)
                 }
             }
         }
@@ -73,9 +73,9 @@ package enum BodyRewriter {
                     return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 }
             case .form:
-                guard let pairs = FormScanner.pairs(in: bytes) else { return [] }
+                guard let pairs = FormCoding.bodySegments(of: bytes) else { return [] }
                 return pairs.compactMap { pair in
-                    guard !pair.range.isEmpty, targets[FormCoding.decode(bytes, pair.keyRange)] != nil else {
+                    guard !pair.range.isEmpty, targets[FormCoding.decode(bytes, pair.nameRange)] != nil else {
                         return nil
                     }
                     guard let valueRange = pair.valueRange else { return "" }

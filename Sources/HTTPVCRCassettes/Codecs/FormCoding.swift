@@ -75,10 +75,17 @@ package enum FormCoding {
     /// A name or value as text, decoded as above; text that does not decode to UTF-8 is returned as written.
     @inlinable
     package static func decode(_ text: some StringProtocol) -> String {
-        let decoded = Array(text.utf8).withUnsafeBufferPointer { decode($0, 0..<$0.count) }
+        Array(text.utf8).withUnsafeBufferPointer { decodedText($0, 0..<$0.count) }
+    }
+
+    /// `bytes[range]` decoded as text, or as written when the decoded bytes are not UTF-8.
+    @usableFromInline
+    static func decodedText(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let decoded = decode(bytes, range)
         let string = String(decoding: decoded, as: UTF8.self)
         // Decoding repairs invalid UTF-8; only bytes that survive unchanged were text.
-        return string.utf8.elementsEqual(decoded) ? string : String(text)
+        return string.utf8.elementsEqual(decoded)
+            ? string : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// The decoded name and value of one `name=value` segment; a bare name has an empty value.
@@ -88,9 +95,63 @@ package enum FormCoding {
         return (decode(segment[..<equals]), decode(segment[segment.index(after: equals)...]))
     }
 
-    /// The decoded pairs of a form body or query, in order; empty segments (`a=1&&b=2`) are skipped.
-    @inlinable
+    /// The decoded pairs of a form body or query, in order; empty segments (`a=1&&b=2`) are skipped. Lenient: any
+    /// text splits, as a server reading it would split it.
     package static func decodePairs(_ text: some StringProtocol) -> [(name: String, value: String)] {
-        text.split(separator: "&").map { decodePair($0) }
+        var text = String(text)
+        return text.withUTF8 { bytes in
+            segments(of: bytes, strict: false)?.compactMap { segment in
+                guard !segment.range.isEmpty else { return nil }
+                return (decodedText(bytes, segment.nameRange), segment.valueRange.map { decodedText(bytes, $0) } ?? "")
+            } ?? []
+        }
+    }
+
+    // MARK: Segments
+
+    /// One `name=value` segment between ampersands, by byte ranges into the text.
+    package struct Segment: Equatable {
+        package var range: Range<Int>
+        package var nameRange: Range<Int>
+        /// Nil for a bare name without `=`.
+        package var valueRange: Range<Int>?
+    }
+
+    /// The segments of a form body, in order, empty ones from `&&` included (joining the kept ones with `&` gives
+    /// back the original bytes); nil when the bytes cannot be a form body: invalid UTF-8, whitespace or control
+    /// characters, or a JSON-looking start. What the body filters rewrite in place.
+    package static func bodySegments(of bytes: UnsafeBufferPointer<UInt8>) -> [Segment]? {
+        segments(of: bytes, strict: true)
+    }
+
+    /// `strict`: nil for what ``bodySegments(of:)`` refuses; else every text splits.
+    private static func segments(of bytes: UnsafeBufferPointer<UInt8>, strict: Bool) -> [Segment]? {
+        guard !bytes.isEmpty else { return [] }
+        if strict, bytes[0] == Byte.openBrace || bytes[0] == Byte.openBracket { return nil }
+        var segments: [Segment] = []
+        var start = 0
+        var equals: Int?
+        var index = 0
+        while index <= bytes.count {
+            let byte = index < bytes.count ? bytes[index] : Byte.ampersand
+            if byte == Byte.ampersand {
+                segments.append(Segment(
+                    range: start..<index, nameRange: start..<(equals ?? index), valueRange: equals.map { ($0 + 1)..<index }
+                ))
+                start = index + 1
+                equals = nil
+                index += 1
+            } else if byte == Byte.equals {
+                if equals == nil { equals = index }
+                index += 1
+            } else if byte < 0x80 || !strict {
+                if strict, byte <= Byte.space || byte == Byte.delete { return nil }
+                index += 1
+            } else {
+                guard let length = Byte.utf8SequenceLength(bytes, at: index) else { return nil }
+                index += length
+            }
+        }
+        return segments
     }
 }
