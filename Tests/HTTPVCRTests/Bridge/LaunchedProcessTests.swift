@@ -168,10 +168,14 @@ import TestSupport
         let started = Date()
         process.terminate()
         #expect(Date().timeIntervalSince(started) < 0.5, "terminate() waited for the grace")
-        #expect(try await Self.status(of: process) == 137)
-        let elapsed = Date().timeIntervalSince(started)
+        // Timed on the waiting thread, not when this test resumes: under ThreadSanitizer other suites hold the
+        // cooperative pool for a minute or more.
+        let (status, elapsed) = try await Self.onOwnThread {
+            (process.waitForExit(timeout: 60), Date().timeIntervalSince(started))
+        }
+        #expect(status == 137)
         #expect(process.terminationSignal == SIGKILL)
-        // Not before the grace; the upper bound only guards against a hang (a loaded machine resumes this test late).
+        // Not before the grace; the upper bound only guards against a hang.
         #expect(elapsed > LaunchedProcess.terminationGrace - 0.5 && elapsed < 60, "ended after \(elapsed) s")
         // Killed with the shell, it may take a moment to die: there is no event to wait for.
         let deadline = Date() + 5
@@ -196,7 +200,8 @@ import TestSupport
             }
             let width = ProcessInfo.processInfo.activeProcessorCount
             let (poolHeld, statusWhileHeld) = try await Self.onOwnThread { () -> (Bool, Int32?) in
-                _ = waiterStarted.wait(timeout: .now() + 30)
+                // Other tests' synchronous work can hold the pool's threads for minutes under ThreadSanitizer.
+                _ = waiterStarted.wait(timeout: .now() + 600)
                 let gate = DispatchSemaphore(value: 0), running = DispatchSemaphore(value: 0)
                 // A semaphore, not a condition: a blocker that starts after the release passes straight through.
                 defer { for _ in 0..<width { gate.signal() } }
@@ -208,8 +213,9 @@ import TestSupport
                 }
                 // All blockers running: every pool thread is held, so the waiter task, which holds its thread until it
                 // suspends in waitForExit(), has suspended.
-                // Other tests' synchronous work can hold a thread for many seconds before a blocker gets it.
-                let deadline = DispatchTime.now() + 120
+                // Other tests' synchronous work can hold a thread for many seconds before a blocker gets it (minutes
+                // under ThreadSanitizer).
+                let deadline = DispatchTime.now() + 600
                 for _ in 0..<width where running.wait(timeout: deadline) == .timedOut {
                     return (false, nil)
                 }

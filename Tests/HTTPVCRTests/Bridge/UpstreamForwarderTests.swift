@@ -109,8 +109,9 @@ import TestSupport
             let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             defer { for _ in 1..<max(width, 2) { release.signal() } }
             for _ in 1..<max(width, 2) { Task.detached { Self.hold(started: started, until: release) } }
-            // Other tests may hold threads a while: the blockers start as they are freed.
-            let deadline = DispatchTime.now() + 120
+            // Other tests may hold threads a while (minutes under ThreadSanitizer): the blockers start as they are
+            // freed.
+            let deadline = DispatchTime.now() + 600
             let held = (1..<max(width, 2)).filter { _ in started.wait(timeout: deadline) == .success }.count
             #expect(held == max(width, 2) - 1, "pool threads held besides this test's")
             let done = DispatchSemaphore(value: 0)
