@@ -31,7 +31,7 @@ package enum SecretShapes {
 
         init(_ name: String, _ pattern: String, group: Int = 0, anchors: [String], ignoringCase: Bool = false) {
             // The patterns are fixed and tested; a failure here is a programming error. Anchors of three bytes or
-            // more: texts are scanned by pairs, then triples of bytes (`startsAnchorPair`, `mayStartAnchor`).
+            // more: texts are scanned by pairs, then triples of bytes (`isSet(_:_:)` on ``anchorPairs`` and ``anchorTriples``).
             precondition(anchors.allSatisfy { $0.utf8.count >= 3 })
             self.name = name
             regex = try! NSRegularExpression(pattern: pattern)
@@ -140,17 +140,32 @@ package enum SecretShapes {
 
     /// A bit per shape (by its position in ``shapes``) whose anchor `bytes` hold.
     private static func anchoredShapes(in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        // The tables' storage taken once, out of the loop: each read of a static table checks that it is made.
         startsAnchor.withUnsafeBufferPointer { startsAnchor in
-            var found: UInt64 = 0
-            // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No match's
-            // anchor starts in the last bytes, too few to hold a match (`shortestFromAnchor`): they are not read.
-            for index in 0..<max(bytes.count - shortestFromAnchor + 1, 0)
-            where startsAnchor[Int(bytes[index])] && startsAnchorPair(bytes[index], bytes[index + 1])
-                && mayStartAnchor(bytes[index], bytes[index + 1], bytes[index + 2]) {
-                found |= shapesAnchored(at: index, in: bytes)
+            anchorPairs.withUnsafeBufferPointer { pairs in
+                anchorTriples.withUnsafeBufferPointer { triples in
+                    var found: UInt64 = 0
+                    // Letters that start an anchor are common (`bench`, `item`): the pair of bytes says more. No
+                    // match's anchor starts in the last bytes, too few to hold a match (`shortestFromAnchor`): they
+                    // are not read.
+                    for index in 0..<max(bytes.count - shortestFromAnchor + 1, 0)
+                    where startsAnchor[Int(bytes[index])]
+                        && isSet(pairs, pairSlot(bytes[index], bytes[index + 1]))
+                        && isSet(triples, tripleSlot(bytes[index], bytes[index + 1], bytes[index + 2])) {
+                        found |= shapesAnchored(at: index, in: bytes)
+                    }
+                    return found
+                }
             }
-            return found
         }
+    }
+
+    /// Whether two bytes start some anchor (every anchor has two or more), by ``anchorPairs``; and, when they do,
+    /// whether three do, by ``anchorTriples``, so that a common pair (`be` of `bench`) seldom costs the comparison
+    /// with each anchor.
+    @inline(__always)
+    private static func isSet(_ bits: UnsafeBufferPointer<UInt64>, _ slot: Int) -> Bool {
+        bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
     }
 
     /// Out of the scanning loop, which then keeps to registers: most texts have no anchor at all.
@@ -172,19 +187,6 @@ package enum SecretShapes {
 
     /// Whether a byte starts some anchor: most bytes of a text start none, and are passed at once.
     private static let startsAnchor: [Bool] = anchorsByFirstByte.map { !$0.isEmpty }
-
-    /// Whether two bytes start some anchor (every anchor has two or more): a bit per pair of bytes.
-    private static func startsAnchorPair(_ first: UInt8, _ second: UInt8) -> Bool {
-        let pair = pairSlot(first, second)
-        return anchorPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0
-    }
-
-    /// False when three bytes (whose first two start an anchor) start none: a bit per pair of the first two
-    /// (hashed) and the third, so that a common pair (`be` of `bench`) seldom costs the comparison with each anchor.
-    private static func mayStartAnchor(_ first: UInt8, _ second: UInt8, _ third: UInt8) -> Bool {
-        let triple = tripleSlot(first, second, third)
-        return anchorTriples[triple >> 6] & (1 << UInt64(triple & 63)) != 0
-    }
 
     private static func pairSlot(_ first: UInt8, _ second: UInt8) -> Int {
         Int(first) << 8 | Int(second)
