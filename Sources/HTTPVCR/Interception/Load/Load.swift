@@ -137,9 +137,9 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
     /// Scenes of `part`'s chapter, in order, on the client's queue. Once the app is asked, what follows waits for
     /// its answer.
     func replayed(_ run: SceneRun) {
-        // Usually every scene is told as it is: then they go to the client end as one run, with no steps between.
+        // Usually every scene is told as it is: then they go to the client end as one run, with no actions between.
         var told: [ClientEvent] = []
-        var steps: [Step] = []
+        var actions: [Action] = []
         withLock { state in
             guard run.part == state.part else { return }
             told.reserveCapacity(run.deliveries.count + 1)
@@ -154,24 +154,26 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
                         state.held.append(run.event(of: delivery))
                         continue
                     }
-                    let step = if let position = delivery.scene {
-                        self.step(for: scenes[checked: position].event, in: &state)
+                    let action = if let position = delivery.scene {
+                        self.action(for: scenes[checked: position].event, in: &state)
                     } else {
-                        self.step(for: .completion, in: &state)
+                        self.action(for: .completion, in: &state)
                     }
-                    if steps.isEmpty, case let .tell(clientEvent) = step {
+                    if actions.isEmpty, case let .tell(clientEvent) = action {
                         told.append(clientEvent)
                     } else {
-                        steps.append(step)
+                        actions.append(action)
                     }
                 }
             }
         }
-        if !told.isEmpty { tellSteps(told) }
-        if !steps.isEmpty { perform(steps) }
+        if !told.isEmpty { tellRun(told) }
+        if !actions.isEmpty { perform(actions) }
     }
 
-    private enum Step {
+    /// What the load does with one event of its part: a decision, not an event. Made under the lock (what the client
+    /// is told is a ``ClientEvent``), carried out outside it.
+    private enum Action {
         case nothing
         case tell(ClientEvent)
         /// A 3xx held for the end sets cookies: stored now, as the loader does, so that a hop to follow carries them.
@@ -184,7 +186,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
     }
 
     @inline(__always)
-    private func step(for event: Scene.Event, in state: inout State) -> Step {
+    private func action(for event: Scene.Event, in state: inout State) -> Action {
         guard let clientEvent = ClientEvent.replaying(event, fallbackURL: state.request.url) else { return .nothing }
         switch clientEvent {
         case let .redirect(hop, _, _):
@@ -217,7 +219,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
     /// A response of the current part: told, or kept for the end when the loader acts on it.
     private func responded(
         _ response: HTTPURLResponse, _ event: ClientEvent, in state: inout State, replaying: Bool
-    ) -> Step {
+    ) -> Action {
         guard decides else { return .tell(event) }
         if response.statusCode == 401, let space = LoaderRules.protectionSpace(of: response) {
             state.end = .challenge(response, space)
@@ -232,29 +234,29 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         return .tell(event)
     }
 
-    /// Performs steps in order; what is told to the client goes in runs.
-    private func perform(_ steps: [Step]) {
+    /// Performs actions in order; what is told to the client goes in runs.
+    private func perform(_ actions: [Action]) {
         var told: [ClientEvent] = []
-        told.reserveCapacity(steps.count)
-        for step in steps {
-            guard case let .tell(event) = step else {
-                if !told.isEmpty { tellSteps(told) }
+        told.reserveCapacity(actions.count)
+        for action in actions {
+            guard case let .tell(event) = action else {
+                if !told.isEmpty { tellRun(told) }
                 told = []
-                perform(step)
+                perform(action)
                 continue
             }
             told.append(event)
         }
-        if !told.isEmpty { tellSteps(told) }
+        if !told.isEmpty { tellRun(told) }
     }
 
-    private func tellSteps(_ events: [ClientEvent]) {
+    private func tellRun(_ events: [ClientEvent]) {
         if case .finish? = events.last { keepCredential() }
         tellClient(events)
     }
 
-    private func perform(_ step: Step) {
-        switch step {
+    private func perform(_ action: Action) {
+        switch action {
         case .nothing:
             break
         case let .tell(event):
@@ -309,17 +311,16 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
     private func release() {
         onClientQueue { [self] in
             while true {
-                let step: Step? = withLock { state in
+                let action: Action? = withLock { state in
                     guard !state.held.isEmpty else {
                         state.isDeciding = false
                         return nil
                     }
                     state.isDeciding = false
-                    let step = self.step(for: state.held.removeFirst(), in: &state)
-                    return step
+                    return self.action(for: state.held.removeFirst(), in: &state)
                 }
-                guard let step else { return }
-                perform(step)
+                guard let action else { return }
+                perform(action)
                 if withLock({ $0.isDeciding }) { return }  // asking again: its answer releases the rest
             }
         }
@@ -346,7 +347,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
 
     /// An event of `part`'s recording, as it happens.
     func recorded(_ event: ClientEvent, in part: Int) {
-        let step: Step = withLock { state in
+        let action: Action = withLock { state in
             guard part == state.part else { return .nothing }
             switch event {
             case let .response(response, _):
@@ -362,7 +363,7 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
                 return .tell(event)
             }
         }
-        perform(step)
+        perform(action)
     }
 
     /// The load ended on a response the app's session did not act on: a credential used on the way is kept in the

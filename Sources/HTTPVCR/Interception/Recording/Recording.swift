@@ -31,6 +31,9 @@ final class Recording: @unchecked Sendable {
         var hasCompleted = false
     }
 
+    /// What came from the network, as the filters need it: a hop's whole request, and the door's response with every
+    /// field, which no client is told. Not a ``ClientEvent``: carrying these, the client's event cost the replay its
+    /// inlining (Docs/Performance.md, "Event types").
     private enum Event {
         /// `next` is what the loader proposed until the app answers.
         case redirect(HTTPURLResponse, next: URLRequest)
