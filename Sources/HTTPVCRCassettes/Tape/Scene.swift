@@ -25,11 +25,11 @@ extension Tape {
         /// its data if one came, then a completion or an error.
         public enum Event: Sendable, Equatable {
             /// The request as it was sent (after filtering). Always the first scene of a chapter.
-            case request(RecordedRequest)
+            indirect case request(RecordedRequest)
             /// A redirect hop: the 3xx response, and the request that followed it.
-            case redirect(RecordedResponse, to: RecordedRequest)
+            indirect case redirect(RecordedResponse, to: RecordedRequest)
             /// The final response's status line and headers.
-            case response(RecordedResponse)
+            indirect case response(RecordedResponse)
             /// One chunk of the response body, as it was received.
             case data(Data)
             /// The request failed: a transport error, a timeout, a cancellation.
