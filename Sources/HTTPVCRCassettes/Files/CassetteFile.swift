@@ -101,7 +101,7 @@ public enum CassetteFile {
     /// (after ``NestingLimit`` for XML ones). What is not valid JSON or property list is said with where it is.
     package static func value(of data: Data, isPropertyList: Bool) throws(DecodeFailure) -> JSONValue {
         guard isPropertyList else {
-            switch LosslessJSONReader.document(data) {
+            switch LosslessJSONReader.document(utf8JSON(data)) {
             case let .success(value): return value
             case let .failure(failure): throw DecodeFailure("not valid JSON (truncated or corrupt?): \(failure.reason)")
             }
@@ -119,6 +119,25 @@ public enum CassetteFile {
             throw DecodeFailure("not valid property list: it holds a value that is not a property list's")
         }
         return value
+    }
+
+    /// JSON written in UTF-16 or UTF-32 (told by its byte order mark, or by the zero bytes around its first
+    /// character, RFC 4627) as UTF-8, which is all ``LosslessJSONReader`` reads; anything else as it is.
+    private static func utf8JSON(_ data: Data) -> Data {
+        guard data.count >= 4, data.prefix(4).contains(0) || data.first == 0xFE || data.first == 0xFF else {
+            return data
+        }
+        let bytes = Array(data.prefix(4))
+        let encoding: String.Encoding? = switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+        case (0x00, 0x00, 0xFE, 0xFF), (0x00, 0x00, 0x00, _): .utf32BigEndian
+        case (0xFF, 0xFE, 0x00, 0x00), (_, 0x00, 0x00, 0x00): .utf32LittleEndian
+        case (0xFE, 0xFF, _, _), (0x00, _, 0x00, _): .utf16BigEndian
+        case (0xFF, 0xFE, _, _), (_, 0x00, _, 0x00): .utf16LittleEndian
+        default: nil
+        }
+        guard let encoding, var text = String(data: data, encoding: encoding) else { return data }
+        if text.first == "\u{FEFF}" { text.removeFirst() }
+        return Data(text.utf8)
     }
 
     /// The bytes of `tape` in `format`. Foreign formats HTTPVCR cannot write (YAHTTPVCR, VCR.py) throw.

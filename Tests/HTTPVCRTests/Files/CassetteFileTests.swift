@@ -144,4 +144,18 @@ import HTTPBinTestSupport
         #expect(try CassetteFile.read(at: file).tape == Self.sampleTape)
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["cassette.json"])
     }
+
+    /// JSON in UTF-16 or UTF-32, with a byte order mark or without, reads as its UTF-8 does (as Foundation's JSON
+    /// parser read it before the one reader).
+    @Test(arguments: [
+        (String.Encoding.utf16LittleEndian, true), (.utf16LittleEndian, false), (.utf16BigEndian, true),
+        (.utf16BigEndian, false), (.utf32LittleEndian, true), (.utf32BigEndian, false),
+    ])
+    func jsonInUTF16OrUTF32ReadsAsItsUTF8(encoding: String.Encoding, withByteOrderMark: Bool) throws {
+        let utf8 = try CassetteFile.encode(Self.sampleTape, as: .json)
+        let text = (withByteOrderMark ? "\u{FEFF}" : "") + String(decoding: utf8, as: UTF8.self)
+        let encoded = try #require(text.data(using: encoding))
+        let read = try CassetteFile.decode(encoded, path: "/wide.json")
+        #expect(read.tape == Self.sampleTape && read.format == .json, "\(encoding) \(withByteOrderMark)")
+    }
 }
