@@ -79,7 +79,8 @@ import HTTPBinTestSupport
     }
 
     @Test(arguments: [
-        ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1"#, "not valid JSON"),
+        ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1"#,
+         "not valid JSON (truncated or corrupt?): Unexpected end of file at line 1, column 61"),
         ("wrong type", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": "one", "complete": true}]}"#,
          "scenes[0].chapter: expected a number, found a string"),
         ("bad base64", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "dataBase64": "%%%"}]}"#,
@@ -88,7 +89,7 @@ import HTTPBinTestSupport
         ("no scene kind", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1}]}"#, "scenes[0]: a scene needs one of"),
         ("unknown format", #"{"hello": "world"}"#, "not a cassette format HTTPVCR knows"),
         ("empty", "", "the file is empty"),
-        ("binary junk", "\u{0}\u{1}\u{2}garbage", "not valid JSON"),
+        ("binary junk", "\u{0}\u{1}\u{2}garbage", "not valid JSON (truncated or corrupt?): Unexpected byte 0x0 at line 1, column 1"),
     ])
     func malformedCassettesNameTheFileAndTheProblem(name: String, content: String, expected: String) async throws {
         let folder = try TemporaryFolder()
