@@ -67,7 +67,7 @@ public enum MutantCheck {
         }
         defer { try? FileManager.default.removeItem(at: url) }
 
-        // Our JSON has two readers; where the fast one reads a file, the decoder must read the same tape.
+        // Our JSON has two readers; where the fast one reads a file, the one reader must read the same tape.
         if let disagreement = CassetteFile.writtenLayoutDisagreement(mutant.bytes) {
             return MutantResult(outcome: .misbehaved, message: disagreement)
         }

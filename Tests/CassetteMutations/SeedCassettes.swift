@@ -136,7 +136,7 @@ public struct SeedCassette: Sendable {
     }()
 
     /// Our keys in the order HTTPVCR writes them (parsing lost it), so that mutants of our JSON reach the reader
-    /// for exactly that layout as well as the decoder. Other keys (header names) follow, sorted.
+    /// for exactly that layout as well as the one reader. Other keys (header names) follow, sorted.
     private static func inWriterOrder(_ node: Node) -> Node {
         let order = [
             "format", "version", "scenes", "chapter", "time", "request", "redirect", "response", "data", "dataBase64",

@@ -199,7 +199,7 @@ struct VolatileValues: Sendable {
         case let .double(number): String(number)
         case let .number(text): text
         case let .bool(flag): flag ? "true" : "false"
-        case .null, .object, .array: nil
+        case .null, .object, .array, .data, .date: nil
         }
     }
 }

@@ -43,6 +43,8 @@ struct JSONShape: Equatable {
         case .number, .int, .double: "number"
         case .bool: "boolean"
         case .null: "null"
+        case .data: "data"
+        case .date: "date"
         }
     }
 

@@ -72,51 +72,22 @@ public enum CassetteFile {
         let isPropertyList = (first == UInt8(ascii: "<") || first == UInt8(ascii: "b"))
             && (data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
                 || data.starts(with: Array("<!DOCTYPE plist".utf8)) || data.starts(with: Array("<plist".utf8)))
-        // Our own JSON goes straight to its readers, without Foundation objects: first the one for exactly the
-        // writer's layout, then `JSONDecoder` for anything else. When that cannot parse it, `JSONSerialization`
-        // below says where.
-        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data) {
-            if let tape = HTTPVCRFormat.tape(readingWrittenLayout: data) { return (tape, .json) }
-            do throws(DecodeFailure) {
-                if case let .tape(tape) = try HTTPVCRFormat.tape(decoding: data, asPropertyList: false) {
-                    return (tape, .json)
-                }
-            } catch {
-                throw VCRError.malformed(path, error.reason)
-            }
-        }
-        if isPropertyList, !data.starts(with: Array("bplist".utf8)), NestingLimit.isExceeded(inXMLPropertyList: data) {
-            throw VCRError.malformed(
-                path,
-                "not valid property list: nested more than \(NestingLimit.maximumDepth) levels deep"
-            )
-        }
-        let kind = isPropertyList ? "property list" : "JSON"
-        let object: Any
-        do {
-            if isPropertyList {
-                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-            } else {
-                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            }
-        } catch {
-            throw VCRError.malformed(path, "not valid \(kind) (truncated or corrupt?): \(Self.reason(error))")
+        // Our own JSON in exactly the writer's layout is read in place (Docs/Performance.md says why there are two
+        // readers); everything else, and whatever it declines, is read into one value and its fields read from there.
+        if !isPropertyList, HTTPVCRFormat.looksLikeJSONDocument(data),
+           let tape = HTTPVCRFormat.tape(readingWrittenLayout: data) {
+            return (tape, .json)
         }
         do throws(DecodeFailure) {
-            if HTTPVCRFormat.isReadable(object) {
-                // Parsed again, by the decoder: a property list, or JSON with `format` not first (hand-edited).
-                switch try HTTPVCRFormat.tape(decoding: data, asPropertyList: isPropertyList) {
-                case let .tape(tape):
-                    return (tape, isPropertyList ? .plist : .json)
-                case let .unparsable(reason):
-                    throw DecodeFailure("not valid \(kind) (truncated or corrupt?): \(reason)")
-                }
+            let document = try value(of: data, isPropertyList: isPropertyList)
+            if HTTPVCRFormat.isReadable(document) {
+                return (try HTTPVCRFormat.tape(from: document), isPropertyList ? .plist : .json)
             }
-            if path.lowercased().hasSuffix(".har") || HARFormat.isReadable(object) {
-                return (try HARFormat.tape(from: object), .har)
+            if path.lowercased().hasSuffix(".har") || HARFormat.isReadable(document) {
+                return (try HARFormat.tape(from: document), .har)
             }
-            if YAHTTPVCRFormat.isReadable(object) { return (try YAHTTPVCRFormat.tape(from: object), .yahttpvcr) }
-            if VCRPyFormat.isReadable(object) { return (try VCRPyFormat.tape(from: object), .vcrpy) }
+            if YAHTTPVCRFormat.isReadable(document) { return (try YAHTTPVCRFormat.tape(from: document), .yahttpvcr) }
+            if VCRPyFormat.isReadable(document) { return (try VCRPyFormat.tape(from: document), .vcrpy) }
         } catch {
             throw VCRError.malformed(path, error.reason)
         }
@@ -124,6 +95,49 @@ public enum CassetteFile {
             path,
             "not a cassette format HTTPVCR knows (HTTPVCR JSON or plist, HAR 1.2, YAHTTPVCR, VCR.py JSON)"
         )
+    }
+
+    /// A file's bytes as one value: JSON through ``LosslessJSONReader``, a property list through Foundation's parser
+    /// (after ``NestingLimit`` for XML ones). What is not valid JSON or property list is said with where it is.
+    package static func value(of data: Data, isPropertyList: Bool) throws(DecodeFailure) -> JSONValue {
+        guard isPropertyList else {
+            switch LosslessJSONReader.document(utf8JSON(data)) {
+            case let .success(value): return value
+            case let .failure(failure): throw DecodeFailure("not valid JSON (truncated or corrupt?): \(failure.reason)")
+            }
+        }
+        if !data.starts(with: Array("bplist".utf8)), NestingLimit.isExceeded(inXMLPropertyList: data) {
+            throw DecodeFailure("not valid property list: nested more than \(NestingLimit.maximumDepth) levels deep")
+        }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw DecodeFailure("not valid property list (truncated or corrupt?): \(Self.reason(error))")
+        }
+        guard let value = JSONValue(propertyList: object) else {
+            throw DecodeFailure("not valid property list: it holds a value that is not a property list's")
+        }
+        return value
+    }
+
+    /// JSON written in UTF-16 or UTF-32 (told by its byte order mark, or by the zero bytes around its first
+    /// character, RFC 4627) as UTF-8, which is all ``LosslessJSONReader`` reads; anything else as it is.
+    private static func utf8JSON(_ data: Data) -> Data {
+        guard data.count >= 4, data.prefix(4).contains(0) || data.first == 0xFE || data.first == 0xFF else {
+            return data
+        }
+        let bytes = Array(data.prefix(4))
+        let encoding: String.Encoding? = switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+        case (0x00, 0x00, 0xFE, 0xFF), (0x00, 0x00, 0x00, _): .utf32BigEndian
+        case (0xFF, 0xFE, 0x00, 0x00), (_, 0x00, 0x00, 0x00): .utf32LittleEndian
+        case (0xFE, 0xFF, _, _), (0x00, _, 0x00, _): .utf16BigEndian
+        case (0xFF, 0xFE, _, _), (_, 0x00, _, 0x00): .utf16LittleEndian
+        default: nil
+        }
+        guard let encoding, var text = String(data: data, encoding: encoding) else { return data }
+        if text.first == "\u{FEFF}" { text.removeFirst() }
+        return Data(text.utf8)
     }
 
     /// The bytes of `tape` in `format`. Foreign formats HTTPVCR cannot write (YAHTTPVCR, VCR.py) throw.

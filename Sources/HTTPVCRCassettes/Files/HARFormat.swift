@@ -8,15 +8,14 @@ import Foundation
 /// into one chapter, as the recorder writes them. HAR has no body chunks and no interleaving: ``lossNotes(_:)``
 /// (`HARFormat+Writing.swift`) says what a given tape loses when written as HAR.
 package enum HARFormat {
-    static func isReadable(_ object: Any) -> Bool {
-        guard let document = object as? [String: Any], let log = document["log"] as? [String: Any] else {
-            return false
-        }
-        return log["entries"] is [Any]
+    static func isReadable(_ document: JSONValue) -> Bool {
+        guard let fields = try? FieldReader(document, path: ""), let log = try? fields.child("log"),
+              case .array? = log["entries"] else { return false }
+        return true
     }
 
-    package static func tape(from object: Any) throws(DecodeFailure) -> Tape {
-        let document = try FieldReader(object, path: "")
+    package static func tape(from document: JSONValue) throws(DecodeFailure) -> Tape {
+        let document = try FieldReader(document, path: "")
         let entries = try document.child("log").array("entries")
         var interactions: [Interaction] = []
         interactions.reserveCapacity(entries.count)
@@ -87,8 +86,8 @@ package enum HARFormat {
             let header = try FieldReader(item, path: "\(fields.join("headers"))[\(index)]")
             let name = try header.string("name")
             let value: String
-            if let number = header.object["value"] as? NSNumber {
-                value = number.stringValue
+            if header.isNumber("value"), let number = header["value"].flatMap(FieldReader.text) {
+                value = number
             } else {
                 value = try header.string("value")
             }
@@ -136,11 +135,11 @@ package enum HARFormat {
     private static func timing(_ entry: FieldReader) throws(DecodeFailure) -> (TimeInterval, TimeInterval) {
         var beforeResponse = 0.0
         var receive = 0.0
-        if entry.object["timings"] is [String: Any] {
+        if case .object? = entry["timings"] {
             let timings = try entry.child("timings")
             for phase in ["blocked", "dns", "connect", "send", "wait", "receive"] {
                 // Phases that are not numbers are ignored, as before; `nan` or `inf` (a property list) is an error.
-                guard timings.object[phase] is NSNumber else { continue }
+                guard timings.isNumber(phase) else { continue }
                 let value = try timings.double(phase)
                 guard value > 0 else { continue }
                 if phase == "receive" { receive = value } else { beforeResponse += value }

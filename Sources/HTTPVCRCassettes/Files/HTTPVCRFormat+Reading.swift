@@ -1,14 +1,10 @@
 import Foundation
 
-/// Reading HTTPVCR's own format, JSON or property list, with `JSONDecoder` / `PropertyListDecoder` straight into
-/// typed records: the one reader of our files, whatever their syntax or key order.
-///
-/// Why the decoders: going through `JSONSerialization` builds Foundation objects and then casts every one of them
-/// back to Swift types, which on Linux costs as much as parsing itself (`vcr-bench` load ratio 2.2–2.4 that way,
-/// about 1.0 this way, against a target of 2.0). What the decoders say about a wrong field is vague (a number too
-/// large for an `Int` is "not valid JSON", with no path), so each field is read through ``DecodedFields``, which
-/// names it in the words of the other formats' `FieldReader`: "scenes[3].response.status: expected a number, found a
-/// string". Where the bytes themselves are wrong, `JSONSerialization` says where (see `CassetteFile.decode`).
+/// Reading HTTPVCR's own format, JSON or property list, from the value ``LosslessJSONReader`` or
+/// ``JSONValue/init(propertyList:)`` made of the file: the reader of our files whatever their layout or key order,
+/// through ``FieldReader``, which names every field it cannot read: "scenes[3].response.status: expected a number,
+/// found a string". Files in exactly the writer's layout are read faster in place
+/// (`HTTPVCRFormat+WrittenLayout.swift`), which must read the same tape.
 extension HTTPVCRFormat {
     /// Whether the bytes start like one of our JSON documents (the writer puts `format` first).
     package static func looksLikeJSONDocument(_ data: Data) -> Bool {
@@ -24,146 +20,140 @@ extension HTTPVCRFormat {
         }
     }
 
-    /// What the decoder made of a file.
-    package enum Decoded {
-        case tape(Tape)
-        /// The decoder could not parse the bytes; the reason is its own, without a position.
-        case unparsable(String)
+    /// Whether a file's value is one of our documents (of any version).
+    static func isReadable(_ document: JSONValue) -> Bool {
+        guard let fields = try? FieldReader(document, path: "") else { return false }
+        return fields.optionalString("format") == formatName
     }
 
-    /// The tape in `data`, or why the decoder cannot parse the bytes (`JSONSerialization` says where, better). A
-    /// field that is missing or wrong throws, naming it.
-    ///
-    /// Property lists must have been parsed by `PropertyListSerialization` first: `PropertyListDecoder` recurses
-    /// without a limit (``NestingLimit`` guards XML, Foundation's own parser binary ones).
-    package static func tape(decoding data: Data, asPropertyList: Bool) throws(DecodeFailure) -> Decoded {
-        do {
-            // Structured bodies (JSON written as JSON) are turned back into their text first: the decoder keeps
-            // neither key order nor a number's text.
-            let data = asPropertyList ? data : try StructuredBodies.asText(data) ?? data
-            let document = asPropertyList
-                ? try PropertyListDecoder().decode(Document.self, from: data)
-                : try JSONDecoder().decode(Document.self, from: data)
-            return .tape(Tape(scenes: document.scenes))
-        } catch let failure as DecodeFailure {
-            throw failure
-        } catch let unfit as UnfitNumber {
-            let found = unfit.written(in: data) ?? unfit.value
-            throw DecodeFailure("\(unfit.path): expected a whole number that fits in 64 bits, found \(found)")
-        } catch let DecodingError.dataCorrupted(context) {
-            // Every field goes through a helper that names it: anything else is the parser's.
-            return .unparsable(context.debugDescription)
-        } catch {
-            return .unparsable(CassetteFile.reason(error))
+    /// The tape in a document ``isReadable(_:)`` said is ours. A field that is missing or wrong throws, naming it.
+    package static func tape(from document: JSONValue) throws(DecodeFailure) -> Tape {
+        let fields = try FieldReader(document, path: "")
+        let version = try fields.int("version")
+        guard version == HTTPVCRFormat.version else {
+            throw DecodeFailure("unknown version \(version) (this HTTPVCR reads version \(HTTPVCRFormat.version))")
         }
+        let list = try fields.array("scenes")
+        var scenes: [Scene] = []
+        scenes.reserveCapacity(list.count)
+        for (index, value) in list.enumerated() {
+            scenes.append(try scene(FieldReader(value, path: "scenes[\(index)]")))
+        }
+        return Tape(scenes: scenes)
     }
 
-    private struct Document: Decodable {
-        let scenes: [Scene]
+    private static func scene(_ fields: FieldReader) throws(DecodeFailure) -> Scene {
+        let chapter = try fields.int("chapter")
+        guard Tape.chapterNumbers.contains(chapter) else {
+            throw chapterOutOfRange(chapter, at: fields.join("chapter"))
+        }
+        let time = fields.has("time") ? try fields.double("time") : 0
+        let event: Scene.Event
+        if fields.has("request") {
+            event = .request(try request(fields.child("request")))
+        } else if fields.has("redirect") {
+            let redirect = try fields.child("redirect")
+            event = .redirect(try response(redirect.child("response")), to: try request(redirect.child("to")))
+        } else if fields.has("response") {
+            event = .response(try response(fields.child("response")))
+        } else if let data = try body(fields, text: "data", base64: "dataBase64", layout: "dataLayout") {
+            event = .data(data)
+        } else if fields.has("error") {
+            let error = try fields.child("error")
+            event = .error(RecordedError(
+                domain: try error.string("domain"),
+                code: try error.int("code"),
+                userInfo: try error.stringMap("userInfo")
+            ))
+        } else if fields.has("complete") {
+            event = .completion
+        } else {
+            throw DecodeFailure("\(fields.path): a scene needs one of request, redirect, response, data, error, complete")
+        }
+        return Scene(chapter: chapter, time: time, event: event)
+    }
 
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            let version = try fields.integer("version")
-            guard version == HTTPVCRFormat.version else {
-                throw DecodeFailure("unknown version \(version) (this HTTPVCR reads version \(HTTPVCRFormat.version))")
-            }
-            var list = try fields.list("scenes")
-            var scenes: [Scene] = []
-            if let count = list.count { scenes.reserveCapacity(count) }
-            while !list.isAtEnd {
-                // The decoders fail on a null record before it can name itself.
-                if (try? list.decodeNil()) == true {
-                    let index = list.currentIndex - 1
-                    throw DecodeFailure("\(fields.path("scenes"))[\(index)]: expected an object, found null")
+    private static func request(_ fields: FieldReader) throws(DecodeFailure) -> RecordedRequest {
+        RecordedRequest(
+            method: try fields.string("method"),
+            url: try fields.string("url"),
+            headers: try headerFields(fields, "headers"),
+            body: try body(fields, text: "body", base64: "bodyBase64", layout: "bodyLayout"),
+            recordedAt: try date(fields, "recordedAt")
+        )
+    }
+
+    private static func response(_ fields: FieldReader) throws(DecodeFailure) -> RecordedResponse {
+        RecordedResponse(
+            url: try fields.string("url"),
+            statusCode: try fields.int("status"),
+            httpVersion: fields.optionalString("httpVersion") ?? "HTTP/1.1",
+            headers: try headerFields(fields, "headers")
+        )
+    }
+
+    /// An ISO 8601 time (`2026-11-23T22:00:00Z`), or nil when there is none.
+    private static func date(_ fields: FieldReader, _ key: String) throws(DecodeFailure) -> Date? {
+        guard fields.has(key) else { return nil }
+        if case let .date(date)? = fields[key] { return date }
+        let text = try fields.string(key)
+        guard let date = RecordingTime.date(from: text) else {
+            throw DecodeFailure("\(fields.join(key)): expected an ISO 8601 time like 2026-11-23T22:00:00Z, found \"\(text)\"")
+        }
+        return date
+    }
+
+    /// Header fields: each name maps to its value, or to the array of the values of a name that came more than
+    /// once, in the order they came; numbers and booleans are taken as their text. Empty when missing or null;
+    /// sorted by name, as the writer writes them. A name twice is read as its last member.
+    private static func headerFields(_ fields: FieldReader, _ key: String) throws(DecodeFailure) -> [RecordedHeader] {
+        guard fields.has(key) else { return [] }
+        let map = try fields.child(key)
+        var headers: [RecordedHeader] = []
+        headers.reserveCapacity(map.members.count)
+        var lastPositions: [String: Int] = [:]
+        for (position, (name, _)) in map.members.enumerated() { lastPositions[name] = position }
+        for (position, (name, value)) in map.members.enumerated() where lastPositions[name] == position {
+            if let text = FieldReader.text(value) {
+                headers.append(RecordedHeader(name, text))
+            } else if case let .array(values) = value {
+                for (index, value) in values.enumerated() {
+                    guard let text = FieldReader.text(value) else {
+                        throw DecodeFailure("\(map.join(name))[\(index)]: expected a string, found \(describe(value))")
+                    }
+                    headers.append(RecordedHeader(name, text))
                 }
-                scenes.append(try list.decode(SceneRecord.self).scene)
-            }
-            self.scenes = scenes
-        }
-    }
-
-    private struct SceneRecord: Decodable {
-        let scene: Scene
-
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            let chapter = try fields.integer("chapter")
-            guard Tape.chapterNumbers.contains(chapter) else {
-                throw chapterOutOfRange(chapter, at: fields.path("chapter"))
-            }
-            let time = fields.has("time") ? try fields.finite("time") : 0
-            let event: Scene.Event
-            if let request = try fields.recordIfPresent(RequestRecord.self, "request") {
-                event = .request(request.request)
-            } else if let redirect = try fields.recordIfPresent(RedirectRecord.self, "redirect") {
-                event = .redirect(redirect.response, to: redirect.request)
-            } else if let response = try fields.recordIfPresent(ResponseRecord.self, "response") {
-                event = .response(response.response)
-            } else if let data = try fields.body(text: "data", base64: "dataBase64") {
-                event = .data(data)
-            } else if let error = try fields.recordIfPresent(ErrorRecord.self, "error") {
-                event = .error(error.error)
-            } else if fields.has("complete") {
-                event = .completion
             } else {
-                throw DecodeFailure(
-                    "\(fields.path): a scene needs one of request, redirect, response, data, error, complete"
-                )
+                throw map.wrongType(name, "a string or an array of strings", value)
             }
-            scene = Scene(chapter: chapter, time: time, event: event)
         }
+        return headers.sortedByName()
     }
 
-    private struct RequestRecord: Decodable {
-        let request: RecordedRequest
-
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            request = RecordedRequest(
-                method: try fields.string("method"),
-                url: try fields.string("url"),
-                headers: try fields.headerFields("headers"),
-                body: try fields.body(text: "body", base64: "bodyBase64"),
-                recordedAt: try fields.date("recordedAt")
-            )
-        }
-    }
-
-    private struct ResponseRecord: Decodable {
-        let response: RecordedResponse
-
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            response = RecordedResponse(
-                url: try fields.string("url"),
-                statusCode: try fields.integer("status"),
-                httpVersion: try fields.optionalString("httpVersion") ?? "HTTP/1.1",
-                headers: try fields.headerFields("headers")
-            )
-        }
-    }
-
-    private struct RedirectRecord: Decodable {
-        let response: RecordedResponse
-        let request: RecordedRequest
-
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            response = try fields.record(ResponseRecord.self, "response").response
-            request = try fields.record(RequestRecord.self, "to").request
-        }
-    }
-
-    private struct ErrorRecord: Decodable {
-        let error: RecordedError
-
-        init(from decoder: any Decoder) throws {
-            let fields = try DecodedFields(decoder)
-            error = RecordedError(
-                domain: try fields.string("domain"),
-                code: try fields.integer("code"),
-                userInfo: try fields.stringMap("userInfo")
-            )
+    /// A body as text, as base64 (the base64 key wins when both are there), as a JSON structure written in the
+    /// layout its layout key names (``JSONLayout``; compact when there is none), or in a property list as data.
+    private static func body(
+        _ fields: FieldReader, text: String, base64: String, layout: String
+    ) throws(DecodeFailure) -> Data? {
+        if fields.has(base64) { return try fields.base64(base64) }
+        guard fields.has(text), let value = fields[text] else { return nil }
+        switch value {
+        case let .string(text): return Data(text.utf8)
+        case let .data(data): return data
+        case .object, .array:
+            var chosen = JSONLayout.compact
+            if let named = fields[layout] {
+                guard case let .string(name) = named, let known = JSONLayout(name: name) else {
+                    throw DecodeFailure(
+                        "\(fields.join(layout)): expected a JSON layout (compact, spaced, indentN or tab, then ascii "
+                            + "and newline where they apply)"
+                    )
+                }
+                chosen = known
+            }
+            return Data(chosen.bytes(of: value))
+        default:
+            throw fields.wrongType(text, "a string", value)
         }
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
 
 /// A second reader of HTTPVCR's JSON, for the layout our own writer produces (``HTTPVCRFormat/document(_:)``
-/// serialized): keys in the writer's order, no nulls, no unknown keys. It reads the bytes in place, about ten times
-/// cheaper than `JSONDecoder`, which counts when every test of a parallel suite loads its own small cassette.
+/// serialized): keys in the writer's order, no nulls, no unknown keys. It reads the bytes in place, without the
+/// value tree the one reader builds (``LosslessJSONReader`` and ``FieldReader``), which counts when every test of a
+/// parallel suite loads its own small cassette; Docs/Performance.md ("Readers of cassette files") has the numbers.
 ///
 /// It answers "this tape" or "not the writer's layout" (nil), never an error: whatever it does not expect, even
-/// valid JSON the decoder would read the same way, goes to the decoder, which reads it or names what is wrong. So
-/// what a file means and every error message stay the decoder's. `WrittenLayoutReaderTests` checks that both
-/// readers agree on the repository's cassettes and on thousands of mutants of them.
+/// valid JSON the one reader would read the same way, goes to that reader, which reads it or names what is wrong.
+/// So what a file means and every error message stay the one reader's. `WrittenLayoutReaderTests` checks that both
+/// agree on the repository's cassettes and on thousands of mutants of them.
 extension HTTPVCRFormat {
     package static func tape(readingWrittenLayout data: Data) -> Tape? {
         data.withUnsafeBytes { raw in
@@ -53,7 +54,7 @@ struct WrittenLayoutReader {
         skipWhitespace()
         guard position == bytes.count else { throw NotTheLayout() }
         // Growing by doubling can leave most of half the array unused, and an inserted cassette keeps it: a long
-        // tape is moved to an array of its own size (the decoder knew the count beforehand).
+        // tape is moved to an array of its own size (the one reader knows the count beforehand).
         if scenes.capacity - scenes.count > 1_024 {
             var exact: [Scene] = []
             exact.reserveCapacity(scenes.count)
@@ -133,7 +134,7 @@ struct WrittenLayoutReader {
 
     /// A body as text, or as a JSON structure (an object or an array) followed by its layout's member (the
     /// compact layout when there is none), which give back its bytes (``JSONLayout``). `depth`: how deeply the
-    /// structure is nested in the file, which counts toward the decoder's limit.
+    /// structure is nested in the file, which counts toward the nesting limit.
     private mutating func textOrStructure(layoutKey: StaticString, depth: Int) throws(NotTheLayout) -> Data {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == Byte.openBrace || bytes[position] == Byte.openBracket else {
@@ -213,8 +214,8 @@ struct WrittenLayoutReader {
         return RecordedError(domain: domain, code: code, userInfo: userInfo)
     }
 
-    /// Sorted as `DecodedFields.headerFields(_:)` sorts what the decoder reads; a name twice (as Swift compares
-    /// strings) is left to the decoder. A name's array (its repeated fields) gives one field per value, in order;
+    /// Sorted as `HTTPVCRFormat.headerFields` sorts what the one reader reads; a name twice (as Swift compares
+    /// strings) is left to that reader. A name's array (its repeated fields) gives one field per value, in order;
     /// the writer writes one only for two values or more.
     private mutating func headerFields() throws(NotTheLayout) -> [RecordedHeader] {
         try expect(Byte.openBrace)
@@ -295,19 +296,20 @@ struct WrittenLayoutReader {
 }
 
 extension CassetteFile {
-    /// For the fuzzer and the tests: how the written-layout reader and `JSONDecoder` differ on `data`, or nil when
-    /// they agree (the first declines, or both read the same tape).
+    /// For the fuzzer and the tests: how the written-layout reader and the one reader (``value(of:isPropertyList:)``,
+    /// then ``HTTPVCRFormat/tape(from:)``) differ on `data`, or nil when they agree (the first declines, or both read
+    /// the same tape).
     package static func writtenLayoutDisagreement(_ data: Data) -> String? {
         guard let fast = HTTPVCRFormat.tape(readingWrittenLayout: data) else { return nil }
         do throws(DecodeFailure) {
-            switch try HTTPVCRFormat.tape(decoding: data, asPropertyList: false) {
-            case let .tape(decoded):
-                return decoded == fast ? nil : "the written-layout reader read another tape than JSONDecoder"
-            case let .unparsable(reason):
-                return "the written-layout reader read a file JSONDecoder cannot parse (\(reason))"
+            let document = try value(of: data, isPropertyList: false)
+            guard HTTPVCRFormat.isReadable(document) else {
+                return "the written-layout reader read a file the one reader does not take for HTTPVCR's"
             }
+            let read = try HTTPVCRFormat.tape(from: document)
+            return read == fast ? nil : "the written-layout reader read another tape than the one reader"
         } catch {
-            return "the written-layout reader read a file JSONDecoder refuses (\(error.reason))"
+            return "the written-layout reader read a file the one reader refuses (\(error.reason))"
         }
     }
 }

@@ -3,9 +3,8 @@ import Foundation
 /// How deeply a cassette's arrays and objects may nest: 512 levels, far beyond the 6 or so a cassette uses.
 ///
 /// Parsers recurse once per level, so a file nested thousands of levels deep can overflow the stack and kill the
-/// whole test process. Foundation's JSON parsers (`JSONSerialization`, `JSONDecoder`) and its binary
-/// property-list parser stop at 512 levels with an error; XML property lists are checked here before parsing,
-/// whatever the platform's parser does (`PropertyListDecoder` overflows the stack on Linux).
+/// whole test process. ``LosslessJSONReader`` and Foundation's binary property-list parser stop at 512 levels with an
+/// error; XML property lists are checked here before parsing, whatever the platform's parser does.
 package enum NestingLimit {
     package static let maximumDepth = 512
 

@@ -9,13 +9,15 @@ import Foundation
 enum VCRPyFormat {
     package static let version = 1
 
-    static func isReadable(_ object: Any) -> Bool {
-        guard let document = object as? [String: Any] else { return false }
-        return document["interactions"] is [Any] && document["version"] != nil
+    static func isReadable(_ document: JSONValue) -> Bool {
+        guard let fields = try? FieldReader(document, path: ""), case .array? = fields["interactions"] else {
+            return false
+        }
+        return fields["version"] != nil
     }
 
-    package static func tape(from object: Any) throws(DecodeFailure) -> Tape {
-        let document = try FieldReader(object, path: "")
+    package static func tape(from document: JSONValue) throws(DecodeFailure) -> Tape {
+        let document = try FieldReader(document, path: "")
         let version = try document.int("version")
         guard version == Self.version else {
             throw DecodeFailure(
@@ -59,7 +61,7 @@ enum VCRPyFormat {
 
     /// `{"code": 200, "message": "OK"}`; a bare number is taken too.
     private static func statusCode(_ fields: FieldReader) throws(DecodeFailure) -> Int {
-        if fields.object["status"] is NSNumber { return try fields.int("status") }
+        if fields.isNumber("status") { return try fields.int("status") }
         return try fields.child("status").int("code")
     }
 
@@ -69,19 +71,20 @@ enum VCRPyFormat {
         guard fields.has("headers") else { return [] }
         let map = try fields.child("headers")
         var result: [RecordedHeader] = []
-        for name in map.object.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
-            let value = map.object[name] as Any
-            let values: [Any] = (value as? [Any]) ?? [value]
+        var byName: [String: JSONValue] = [:]
+        for (name, value) in map.members { byName[name] = value }
+        for name in byName.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
+            let value = byName[name]!
+            let isList: Bool
+            let values: [JSONValue]
+            if case let .array(list) = value { (isList, values) = (true, list) } else { (isList, values) = (false, [value]) }
             var texts: [String] = []
             for (index, item) in values.enumerated() {
-                if let text = item as? String {
-                    texts.append(text)
-                } else if let number = item as? NSNumber {
-                    texts.append(number.stringValue)
-                } else {
-                    let path = value is [Any] ? "\(map.join(name))[\(index)]" : map.join(name)
+                guard let text = FieldReader.text(item) else {
+                    let path = isList ? "\(map.join(name))[\(index)]" : map.join(name)
                     throw DecodeFailure("\(path): expected a string, found \(describe(item))")
                 }
+                texts.append(text)
             }
             result.append(RecordedHeader(name, texts.joined(separator: ", ")))
         }
@@ -92,11 +95,11 @@ enum VCRPyFormat {
     /// `{"base64_string": ...}` (at the top or inside `string`).
     private static func body(_ fields: FieldReader) throws(DecodeFailure) -> Data? {
         guard fields.has("body") else { return nil }
-        if let text = fields.object["body"] as? String { return Data(text.utf8) }
+        if let text = fields.optionalString("body") { return Data(text.utf8) }
         let body = try fields.child("body")
         if body.has("base64_string") { return try body.base64("base64_string") }
         guard body.has("string") else { return nil }
-        if let text = body.object["string"] as? String { return Data(text.utf8) }
+        if let text = body.optionalString("string") { return Data(text.utf8) }
         let nested = try body.child("string")
         return try nested.base64("base64_string")
     }

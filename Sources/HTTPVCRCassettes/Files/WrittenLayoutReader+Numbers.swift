@@ -1,7 +1,7 @@
 import Foundation
 
 /// The reader's numbers: chapter numbers, status and error codes as `Int`, scene times as `Double`, each as the
-/// decoder would read it or not at all.
+/// one reader would read it or not at all.
 extension WrittenLayoutReader {
     /// A whole number written without fraction or exponent that fits in an `Int`.
     package mutating func integer() throws(NotTheLayout) -> Int {
@@ -28,7 +28,7 @@ extension WrittenLayoutReader {
         return value
     }
 
-    /// A JSON number that is a normal `Double` or zero: the decoder refuses some the parser rounds (`1e-400`), so
+    /// A JSON number that is a normal `Double` or zero: the one reader refuses some a parser would round (`1e-400`), so
     /// those are left to it.
     mutating func finiteNumber() throws(NotTheLayout) -> Double {
         skipWhitespace()

@@ -133,7 +133,7 @@ extension WrittenLayoutReader {
             case UInt8(ascii: "u"):
                 var scalar = try hexQuad(raw, &index)
                 if (0xD800..<0xDC00).contains(scalar) {
-                    // A high surrogate must be followed by an escaped low one; anything else is the decoder's call.
+                    // A high surrogate must be followed by an escaped low one; anything else is the one reader's call.
                     guard index + 1 < raw.count, raw[index] == Byte.backslash, raw[index + 1] == UInt8(ascii: "u")
                     else { throw NotTheLayout() }
                     index += 2

@@ -18,14 +18,15 @@ enum YAHTTPVCRFormat {
 
     /// A non-empty array whose first element is a scene: an object with `id` and `type`. Only the first element
     /// is looked at, so that a cassette with one broken scene gets a precise error rather than "unknown format".
-    static func isReadable(_ object: Any) -> Bool {
-        guard let scenes = object as? [Any], let first = scenes.first as? [String: Any] else { return false }
-        return first["id"] != nil && first["type"] != nil
+    static func isReadable(_ document: JSONValue) -> Bool {
+        guard case let .array(scenes) = document, let first = scenes.first,
+              let fields = try? FieldReader(first, path: "") else { return false }
+        return fields["id"] != nil && fields["type"] != nil
     }
 
-    package static func tape(from object: Any) throws(DecodeFailure) -> Tape {
-        guard let items = object as? [Any] else {
-            throw DecodeFailure("top level: expected an array of YAHTTPVCR scenes, found \(describe(object))")
+    package static func tape(from document: JSONValue) throws(DecodeFailure) -> Tape {
+        guard case let .array(items) = document else {
+            throw DecodeFailure("top level: expected an array of YAHTTPVCR scenes, found \(describe(document))")
         }
         var chapters: [String: Int] = [:]
         var requests: [Int: RecordedRequest] = [:]
@@ -74,9 +75,8 @@ enum YAHTTPVCRFormat {
     // MARK: Fields
 
     private static func chapterIdentifier(_ fields: FieldReader) throws(DecodeFailure) -> String {
-        guard let value = fields.object["id"] else { throw fields.missing("id", "a string") }
-        if let text = value as? String { return text }
-        if let number = value as? NSNumber { return number.stringValue }
+        guard let value = fields["id"] else { throw fields.missing("id", "a string") }
+        if let text = FieldReader.text(value) { return text }
         throw fields.wrongType("id", "a string", value)
     }
 
@@ -115,34 +115,27 @@ enum YAHTTPVCRFormat {
         var userInfo: [String: String] = [:]
         if fields.has("info") {
             let info = try fields.child("info")
-            for (key, value) in info.object {
+            for (key, value) in info.members {
                 if let text = userInfoText(value) { userInfo[key] = text }
             }
         }
         return RecordedError(domain: try fields.string("domain"), code: try fields.int("code"), userInfo: userInfo)
     }
 
-    private static func userInfoText(_ value: Any) -> String? {
-        switch value {
-        case let text as String:
-            return text
-        case let number as NSNumber:
-            return number.stringValue
-        case let nested as [String: Any]:
-            guard let domain = nested["domain"] as? String, let code = nested["code"] as? NSNumber else { return nil }
-            return "Error Domain=\(domain) Code=\(code.intValue)"
-        default:
-            return nil
-        }
+    private static func userInfoText(_ value: JSONValue) -> String? {
+        if let text = FieldReader.text(value) { return text }
+        guard let nested = try? FieldReader(value, path: ""), let domain = nested.optionalString("domain"),
+              case let .success(code)? = nested["code"].flatMap(FieldReader.integer) else { return nil }
+        return "Error Domain=\(domain) Code=\(code)"
     }
 
     /// Bytes stored as `{"cls": "NSData", "base64": "..."}`. A property list may hold the bytes themselves, either
     /// as the whole value or under `base64`.
     private static func data(_ fields: FieldReader, key: String) throws(DecodeFailure) -> Data {
-        guard let value = fields.object[key], !(value is NSNull) else { throw fields.missing(key, "NSData") }
-        if let bytes = value as? Data { return bytes }
+        guard fields.has(key), let value = fields[key] else { throw fields.missing(key, "NSData") }
+        if case let .data(bytes) = value { return bytes }
         let wrapper = try FieldReader(value, path: fields.join(key))
-        if let bytes = wrapper.object["base64"] as? Data { return bytes }
+        if case let .data(bytes)? = wrapper["base64"] { return bytes }
         return try wrapper.base64("base64")
     }
 }

@@ -1,74 +1,105 @@
 import Foundation
 
-/// Reads fields out of a parsed JSON or property-list object, and says exactly where and what is wrong when a
-/// field is missing or has the wrong type: "scenes[3].response.status: expected a number, found a string".
+/// Reads the fields of one object of a cassette file, read into a ``JSONValue`` (JSON or a property list, every
+/// format), and says exactly where and what is wrong when a field is missing or has the wrong type:
+/// "scenes[3].response.status: expected a number, found a string".
+///
+/// A key given twice in one object is read as its last value, as a dictionary would keep it. A whole number must be
+/// one exactly (`1.0` is 1, `1.5` is an error, never rounded) and fit in an `Int`; `true` and `false` are 1 and 0.
 package struct FieldReader {
     package let path: String
-    package let object: [String: Any]
+    package let members: [(String, JSONValue)]
 
-    package init(_ object: Any, path: String) throws(DecodeFailure) {
-        guard let dictionary = object as? [String: Any] else {
-            throw DecodeFailure("\(path.isEmpty ? "top level" : path): expected an object, found \(describe(object))")
+    package init(_ value: JSONValue, path: String) throws(DecodeFailure) {
+        guard case let .object(members) = value else {
+            throw DecodeFailure("\(path.isEmpty ? "top level" : path): expected an object, found \(describe(value))")
         }
         self.path = path
-        self.object = dictionary
+        self.members = members
     }
 
-    package func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
+    /// The member's value (its last, when the key is there twice); nil when it is missing.
+    package subscript(_ key: String) -> JSONValue? {
+        members.last { $0.0 == key }?.1
+    }
+
+    /// Present and not null.
+    package func has(_ key: String) -> Bool {
+        guard let value = self[key] else { return false }
+        if case .null = value { return false }
+        return true
+    }
 
     package func string(_ key: String) throws(DecodeFailure) -> String {
         guard let value = optionalString(key) else { throw missing(key, "a string") }
         return value
     }
 
+    /// Nil when missing or not a string.
     package func optionalString(_ key: String) -> String? {
-        object[key] as? String
+        guard case let .string(text)? = self[key] else { return nil }
+        return text
     }
 
-    /// A whole number that fits in an `Int`. `NSNumber.intValue` would silently truncate 1.5 and wrap 1e19 or
-    /// 9223372036854775808 around to a negative number, so anything else is an error.
+    /// A whole number that fits in an `Int`.
     package func int(_ key: String) throws(DecodeFailure) -> Int {
-        guard let value = object[key] else { throw missing(key, "a number") }
-        guard let number = value as? NSNumber else { throw wrongType(key, "a number", value) }
-        guard let integer = exactInteger(number) else {
-            throw DecodeFailure("\(join(key)): expected a whole number that fits in 64 bits, found \(number)")
+        guard let value = self[key] else { throw missing(key, "a number") }
+        switch Self.integer(value) {
+        case let .some(.success(integer)): return integer
+        case let .some(.failure(found)):
+            throw DecodeFailure("\(join(key)): expected a whole number that fits in 64 bits, found \(found)")
+        case .none: throw wrongType(key, "a number", value)
         }
-        return integer
     }
 
     /// A finite number: property lists can hold `nan` and `inf`, which no time or duration means.
     package func double(_ key: String) throws(DecodeFailure) -> Double {
-        guard let value = object[key] else { throw missing(key, "a number") }
-        guard let number = value as? NSNumber else { throw wrongType(key, "a number", value) }
-        let double = number.doubleValue
-        guard double.isFinite else { throw DecodeFailure("\(join(key)): expected a finite number, found \(number)") }
-        return double
+        guard let value = self[key] else { throw missing(key, "a number") }
+        let number: Double
+        switch value {
+        case let .int(integer): number = Double(integer)
+        case let .double(double): number = double
+        case let .bool(flag): number = flag ? 1 : 0
+        case let .number(text):
+            guard let double = Self.finite(text) else {
+                throw DecodeFailure("\(join(key)): expected a finite number, found \(Self.outOfRange)")
+            }
+            number = double
+        default: throw wrongType(key, "a number", value)
+        }
+        guard number.isFinite else { throw DecodeFailure("\(join(key)): expected a finite number, found \(number)") }
+        return number
+    }
+
+    /// Whether the member is a number (or a boolean, which counts as one).
+    package func isNumber(_ key: String) -> Bool {
+        switch self[key] {
+        case .int?, .double?, .number?, .bool?: true
+        default: false
+        }
     }
 
     package func child(_ key: String) throws(DecodeFailure) -> FieldReader {
-        guard let value = object[key] else { throw missing(key, "an object") }
+        guard let value = self[key] else { throw missing(key, "an object") }
         return try FieldReader(value, path: join(key))
     }
 
-    package func array(_ key: String) throws(DecodeFailure) -> [Any] {
-        guard let value = object[key] else { throw missing(key, "an array") }
-        guard let array = value as? [Any] else { throw wrongType(key, "an array", value) }
-        return array
+    package func array(_ key: String) throws(DecodeFailure) -> [JSONValue] {
+        guard let value = self[key] else { throw missing(key, "an array") }
+        guard case let .array(values) = value else { throw wrongType(key, "an array", value) }
+        return values
     }
 
-    /// A string-to-string map; numbers and booleans are taken as their text.
+    /// A string-to-string map, empty when missing or null; numbers and booleans are taken as their text.
     package func stringMap(_ key: String) throws(DecodeFailure) -> [String: String] {
-        guard let value = object[key], !(value is NSNull) else { return [:] }
-        guard let dictionary = value as? [String: Any] else { throw wrongType(key, "an object", value) }
+        guard has(key) else { return [:] }
+        let map = try child(key)
         var result: [String: String] = [:]
-        for (name, item) in dictionary {
-            if let text = item as? String {
-                result[name] = text
-            } else if let number = item as? NSNumber {
-                result[name] = number.stringValue
-            } else {
-                throw DecodeFailure("\(join(key)).\(name): expected a string, found \(describe(item))")
+        for (name, item) in map.members {
+            guard let text = Self.text(item) else {
+                throw DecodeFailure("\(map.join(name)): expected a string, found \(describe(item))")
             }
+            result[name] = text
         }
         return result
     }
@@ -85,28 +116,67 @@ package struct FieldReader {
     package func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     package func missing(_ key: String, _ expected: String) -> DecodeFailure {
-        if let value = object[key] { return wrongType(key, expected, value) }
+        if let value = self[key] { return wrongType(key, expected, value) }
         return DecodeFailure("\(join(key)): missing (expected \(expected))")
     }
 
-    package func wrongType(_ key: String, _ expected: String, _ value: Any) -> DecodeFailure {
+    package func wrongType(_ key: String, _ expected: String, _ value: JSONValue) -> DecodeFailure {
         DecodeFailure("\(join(key)): expected \(expected), found \(describe(value))")
     }
-}
 
-/// The number's value as an `Int`, or nil when it has a fraction, is not finite, or does not fit.
-package func exactInteger(_ number: NSNumber) -> Int? {
-    switch UInt8(bitPattern: number.objCType.pointee) {
-    case UInt8(ascii: "Q"), UInt8(ascii: "L"):
-        let value = number.uint64Value
-        return value <= UInt64(Int.max) ? Int(value) : nil
-    case UInt8(ascii: "f"), UInt8(ascii: "d"):
-        // NSDecimalNumber holds integers beyond 64 bits; as a Double they round to ±2^63, which would fit.
-        let value = number.doubleValue
-        if number is NSDecimalNumber, !(value.magnitude < 0x1p63) { return nil }
-        return Int(exactly: value)
-    default:
-        return Int(exactly: number.int64Value)
+    // MARK: Values
+
+    /// A string, or a number or boolean as its text (`3`, `1.5`, booleans as 1 and 0); nil for anything else.
+    package static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case let .string(text): text
+        case let .int(integer): String(integer)
+        case let .double(double): "\(double)"
+        case let .bool(flag): flag ? "1" : "0"
+        case let .number(text):
+            if let integer = Int(text) { String(integer) } else if let large = UInt64(text) { String(large) } else {
+                Double(text).map { "\($0)" } ?? text
+            }
+        default: nil
+        }
+    }
+
+    /// A whole number's value, or the number as found when it is not one that fits; nil when it is no number.
+    package static func integer(_ value: JSONValue) -> Result<Int, NumberFound>? {
+        switch value {
+        case let .int(integer): return .success(integer)
+        case let .bool(flag): return .success(flag ? 1 : 0)
+        case let .double(double):
+            return Int(exactly: double).map(Result.success) ?? .failure(NumberFound("\(double)"))
+        case let .number(text):
+            if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                // Written as a whole number: its own digits say what it is.
+                return Int(text).map(Result.success) ?? .failure(NumberFound(text))
+            }
+            guard let double = finite(text) else { return .failure(NumberFound(outOfRange)) }
+            return Int(exactly: double).map(Result.success) ?? .failure(NumberFound("\(double)"))
+        default:
+            return nil
+        }
+    }
+
+    /// How a number that is not a fitting whole number is named: `1e+19`, `1.5`, `9223372036854775808`.
+    package struct NumberFound: Error, CustomStringConvertible {
+        package let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// A number too large or too small for a `Double` (`1e400`, `1e-400`): never rounded to infinity or to zero.
+    static let outOfRange = "a number out of range"
+
+    /// The JSON number's value, or nil when a `Double` cannot hold it: infinite, or zero where the digits are not.
+    static func finite(_ text: String) -> Double? {
+        guard let double = Double(text), double.isFinite else { return nil }
+        if double == 0 {
+            let mantissa = text.utf8.prefix { $0 | 0x20 != UInt8(ascii: "e") }
+            guard mantissa.allSatisfy({ !(UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        }
+        return double
     }
 }
 
@@ -116,15 +186,16 @@ package struct DecodeFailure: Error {
     package init(_ reason: String) { self.reason = reason }
 }
 
-package func describe(_ value: Any) -> String {
+/// What a value is, in the words of the messages: "null", "a string", "a number", "an array", "an object", "data",
+/// "a date".
+package func describe(_ value: JSONValue) -> String {
     switch value {
-    case is NSNull: "null"
-    case is String: "a string"
-    case is [Any]: "an array"
-    case is [String: Any]: "an object"
-    case is Data: "data"
-    case is Date: "a date"
-    case is NSNumber: "a number"
-    default: "\(type(of: value))"
+    case .null: "null"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    case .data: "data"
+    case .date: "a date"
+    case .int, .double, .number, .bool: "a number"
     }
 }

@@ -191,6 +191,8 @@ package struct JSONLayout: Equatable, Sendable {
         case let .double(number): output.append(contentsOf: String(number).utf8)
         case let .bool(flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .null: output.append(contentsOf: "null".utf8)
+        case let .data(value): writeString(value.base64EncodedString(), to: &output)
+        case let .date(value): writeString(RecordingTime.text(of: value), to: &output)
         }
     }
 

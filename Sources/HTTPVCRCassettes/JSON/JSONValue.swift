@@ -2,6 +2,10 @@ import Foundation
 
 /// A JSON document whose objects keep their key order, so that files written from it are stable and read well
 /// in a diff. `JSONSerialization` cannot promise an order, hence this small writer.
+///
+/// It is also what every cassette file is read into: JSON by ``LosslessJSONReader``, a property list through
+/// ``init(propertyList:)``, whose data and dates are the two cases JSON has not. ``FieldReader`` reads fields out of
+/// it.
 package indirect enum JSONValue: Sendable, Equatable {
     case object([(String, JSONValue)])
     case array([JSONValue])
@@ -12,6 +16,10 @@ package indirect enum JSONValue: Sendable, Equatable {
     case number(String)
     case bool(Bool)
     case null
+    /// A property list's `<data>`: never in JSON text (written as its base64 when written as JSON).
+    case data(Data)
+    /// A property list's `<date>`: never in JSON text (written as its ISO 8601 text when written as JSON).
+    case date(Date)
 
     package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -23,6 +31,8 @@ package indirect enum JSONValue: Sendable, Equatable {
         case let (.number(a), .number(b)): a == b
         case let (.bool(a), .bool(b)): a == b
         case (.null, .null): true
+        case let (.data(a), .data(b)): a == b
+        case let (.date(a), .date(b)): a == b
         default: false
         }
     }
@@ -52,6 +62,52 @@ package indirect enum JSONValue: Sendable, Equatable {
         case let .number(text): return Double(text) ?? 0
         case let .bool(value): return value
         case .null: return nil
+        case let .data(value): return value
+        case let .date(value): return value
+        }
+    }
+
+    /// What `PropertyListSerialization` made of a file, as a value: dictionaries (their keys sorted, since a
+    /// property list keeps no order), arrays, strings, numbers, booleans, data and dates. Nil for anything else.
+    package init?(propertyList object: Any) {
+        switch object {
+        case let text as String: self = .string(text)
+        case let dictionary as [String: Any]:
+            var members: [(String, JSONValue)] = []
+            members.reserveCapacity(dictionary.count)
+            for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+                guard let member = JSONValue(propertyList: value) else { return nil }
+                members.append((key, member))
+            }
+            self = .object(members)
+        case let array as [Any]:
+            var values: [JSONValue] = []
+            values.reserveCapacity(array.count)
+            for element in array {
+                guard let value = JSONValue(propertyList: element) else { return nil }
+                values.append(value)
+            }
+            self = .array(values)
+        case let data as Data: self = .data(data)
+        case let date as Date: self = .date(date)
+        case let flag as Bool where type(of: object) == Bool.self: self = .bool(flag)
+        case let number as NSNumber:
+            switch UInt8(bitPattern: number.objCType.pointee) {
+            case UInt8(ascii: "f"), UInt8(ascii: "d"): self = .double(number.doubleValue)
+            case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+                let value = number.uint64Value
+                self = value <= UInt64(Int.max) ? .int(Int(value)) : .number(String(value))
+            default: self = .int(Int(number.int64Value))
+            }
+        default: return nil
+        }
+    }
+
+    /// An object or an array: what a structured body is.
+    package var isContainer: Bool {
+        switch self {
+        case .object, .array: true
+        default: false
         }
     }
 
@@ -95,6 +151,10 @@ package indirect enum JSONValue: Sendable, Equatable {
             output.append(contentsOf: Array((value ? "true" : "false").utf8))
         case .null:
             output.append(contentsOf: Array("null".utf8))
+        case let .data(value):
+            Self.writeString(value.base64EncodedString(), to: &output)
+        case let .date(value):
+            Self.writeString(RecordingTime.text(of: value), to: &output)
         }
     }
 

@@ -237,9 +237,8 @@ package struct SecretScanner {
         let text = String(decoding: data, as: UTF8.self)
         let type = contentType?.lowercased() ?? ""
         let start = text.first { !$0.isWhitespace }
-        if type.contains("json") || start == "{" || start == "[",
-           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-            walkJSON(object, path: "", as: location, into: &report)
+        if type.contains("json") || start == "{" || start == "[", let value = LosslessJSONReader.value(of: data) {
+            walkJSON(value, path: "", as: location, into: &report)
         } else if type.contains("x-www-form-urlencoded") || (type.isEmpty && Self.looksLikeForm(text)) {
             for (name, value) in FormCoding.decodePairs(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 guard SecretNames.isSecret(key: name), !value.isEmpty, !isPlaceholderHeaderValue(value, name: name)
@@ -258,12 +257,16 @@ package struct SecretScanner {
 
     /// Every string member whose key is secret-named, at any depth. Keys are shown as a path: `json.password`,
     /// `items[2].token`.
-    private func walkJSON(_ object: Any, path: String, as location: String, into report: inout Report) {
-        if let dictionary = object as? [String: Any] {
-            for key in dictionary.keys.sorted() {
-                let value = dictionary[key] as Any
+    private func walkJSON(_ value: JSONValue, path: String, as location: String, into report: inout Report) {
+        switch value {
+        case let .object(members):
+            // By key, each once (its last value, as a dictionary keeps it).
+            var byKey: [String: JSONValue] = [:]
+            for (key, member) in members { byKey[key] = member }
+            for key in byKey.keys.sorted() {
+                let value = byKey[key]!
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
-                if let text = value as? String {
+                if case let .string(text) = value {
                     // An echoed header (`"Authorization": "Bearer <TOKEN>"`) hides its secret as the header does.
                     if SecretNames.isSecret(key: key), !text.isEmpty, !isPlaceholderHeaderValue(text, name: key) {
                         report.add(
@@ -281,10 +284,12 @@ package struct SecretScanner {
                     walkJSON(value, path: childPath, as: location, into: &report)
                 }
             }
-        } else if let array = object as? [Any] {
-            for (index, element) in array.enumerated() {
+        case let .array(elements):
+            for (index, element) in elements.enumerated() {
                 walkJSON(element, path: "\(path)[\(index)]", as: location, into: &report)
             }
+        default:
+            break
         }
     }
 
@@ -311,9 +316,9 @@ package struct SecretScanner {
     // MARK: Helpers
 
     /// A string member that holds a JSON object or array.
-    static func embeddedJSON(_ text: String) -> Any? {
+    static func embeddedJSON(_ text: String) -> JSONValue? {
         guard let first = text.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(text.utf8))
+        return LosslessJSONReader.value(of: Data(text.utf8))
     }
 
     /// `a=1&b=2` with nothing a form cannot hold.

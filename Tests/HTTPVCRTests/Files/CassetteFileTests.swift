@@ -79,7 +79,8 @@ import HTTPBinTestSupport
     }
 
     @Test(arguments: [
-        ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1"#, "not valid JSON"),
+        ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1"#,
+         "not valid JSON (truncated or corrupt?): Unexpected end of file at line 1, column 61"),
         ("wrong type", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": "one", "complete": true}]}"#,
          "scenes[0].chapter: expected a number, found a string"),
         ("bad base64", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "dataBase64": "%%%"}]}"#,
@@ -88,7 +89,7 @@ import HTTPBinTestSupport
         ("no scene kind", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1}]}"#, "scenes[0]: a scene needs one of"),
         ("unknown format", #"{"hello": "world"}"#, "not a cassette format HTTPVCR knows"),
         ("empty", "", "the file is empty"),
-        ("binary junk", "\u{0}\u{1}\u{2}garbage", "not valid JSON"),
+        ("binary junk", "\u{0}\u{1}\u{2}garbage", "not valid JSON (truncated or corrupt?): Unexpected byte 0x0 at line 1, column 1"),
     ])
     func malformedCassettesNameTheFileAndTheProblem(name: String, content: String, expected: String) async throws {
         let folder = try TemporaryFolder()
@@ -143,5 +144,19 @@ import HTTPBinTestSupport
         try CassetteFile.write(Self.sampleTape, to: file, as: .json)
         #expect(try CassetteFile.read(at: file).tape == Self.sampleTape)
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["cassette.json"])
+    }
+
+    /// JSON in UTF-16 or UTF-32, with a byte order mark or without, reads as its UTF-8 does (as Foundation's JSON
+    /// parser read it before the one reader).
+    @Test(arguments: [
+        (String.Encoding.utf16LittleEndian, true), (.utf16LittleEndian, false), (.utf16BigEndian, true),
+        (.utf16BigEndian, false), (.utf32LittleEndian, true), (.utf32BigEndian, false),
+    ])
+    func jsonInUTF16OrUTF32ReadsAsItsUTF8(encoding: String.Encoding, withByteOrderMark: Bool) throws {
+        let utf8 = try CassetteFile.encode(Self.sampleTape, as: .json)
+        let text = (withByteOrderMark ? "\u{FEFF}" : "") + String(decoding: utf8, as: UTF8.self)
+        let encoded = try #require(text.data(using: encoding))
+        let read = try CassetteFile.decode(encoded, path: "/wide.json")
+        #expect(read.tape == Self.sampleTape && read.format == .json, "\(encoding) \(withByteOrderMark)")
     }
 }

@@ -58,7 +58,7 @@ import HTTPBinTestSupport
         ].joined(separator: "\n")), "\(data.text)")
         let fast = try #require(HTTPVCRFormat.tape(readingWrittenLayout: data))
         #expect(Self.responseFields(fast) == Self.fieldsAsRead)
-        #expect(CassetteFile.writtenLayoutDisagreement(data) == nil, "the decoder reads the same tape")
+        #expect(CassetteFile.writtenLayoutDisagreement(data) == nil, "the one reader reads the same tape")
         let (tape, _) = try CassetteFile.decode(data, path: "fields.json")
         #expect(Self.responseFields(tape) == Self.fieldsAsRead)
         #expect(try CassetteFile.encode(tape, as: .json) == data)
@@ -80,8 +80,8 @@ import HTTPBinTestSupport
         #expect(try CassetteFile.encode(single, as: .json).text.contains(#""X-Multi": "one, two""#))
     }
 
-    /// By hand: an array of one, numbers, keys in any order. What the writer never writes goes to the decoder.
-    @Test func theDecoderReadsWhatAHandWrote() throws {
+    /// By hand: an array of one, numbers, keys in any order. What the writer never writes goes to the one reader.
+    @Test func theOneReaderReadsWhatAHandWrote() throws {
         let json = Data(#"""
             {"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0, "response": {
               "url": "http://x/", "status": 200, "headers": {"b": ["1"], "A": [2, "x"], "C": "3"}}}]}

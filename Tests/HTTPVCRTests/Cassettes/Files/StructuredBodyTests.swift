@@ -51,7 +51,7 @@ import Testing
         #expect(try CassetteFile.encode(tape, as: .json) == data)
     }
 
-    @Test func theDecoderReadsStructuredBodiesInAHandEditedFile() throws {
+    @Test func theOneReaderReadsStructuredBodiesInAHandEditedFile() throws {
         // Keys in another order, the layout before the body, a redirect's request: not the writer's layout.
         let text = """
             {"version": 1, "format": "HTTPVCR", "scenes": [
@@ -113,7 +113,7 @@ import Testing
         let data = try CassetteFile.encode(tape, as: .json)
         #expect(HTTPVCRFormat.tape(readingWrittenLayout: data) == tape)
         #expect(CassetteFile.writtenLayoutDisagreement(data) == nil)
-        // The decoder's path too: the same file with its keys' order changed at the top.
+        // The one reader's path too: the same file with its keys' order changed at the top.
         var text = String(decoding: data, as: UTF8.self)
         text = text.replacingOccurrences(
             of: "{\n  \"format\": \"HTTPVCR\",\n  \"version\": 1,", with: "{\n  \"version\": 1,\n  \"format\": \"HTTPVCR\","

@@ -4,8 +4,9 @@ import Testing
 @testable import HTTPVCR
 import HTTPBinTestSupport
 
-/// Our JSON has two readers: one for exactly what the writer lays out, and `JSONDecoder` for everything else. The
-/// first may decline anything; what it reads must be the tape the decoder reads.
+/// Our JSON has two readers: one for exactly what the writer lays out, and the one reader of every cassette file
+/// (`LosslessJSONReader` and `FieldReader`) for everything else. The first may decline anything; what it reads must
+/// be the tape the one reader reads.
 @Suite struct WrittenLayoutReaderTests {
     /// Every kind of scene, with what strings can hold: escapes, control characters, non-ASCII, a NUL, emoji.
     static let richTape = Tape(scenes: [
@@ -37,7 +38,7 @@ import HTTPBinTestSupport
         Scene(chapter: 7, time: 1e-300, event: .response(RecordedResponse(url: "http://x/", statusCode: 204))),
     ])
 
-    @Test func readsWhatTheWriterWritesAsTheDecoderDoes() throws {
+    @Test func readsWhatTheWriterWritesAsTheOneReaderDoes() throws {
         let bytes = try CassetteFile.encode(Self.richTape, as: .json)
         let fast = try #require(HTTPVCRFormat.tape(readingWrittenLayout: bytes))
         #expect(fast == Self.richTape.withHeadersSortedAsRead)
@@ -57,7 +58,7 @@ import HTTPBinTestSupport
         }
     }
 
-    /// Valid cassettes laid out otherwise (by hand, by another tool) go to the decoder, which reads them.
+    /// Valid cassettes laid out otherwise (by hand, by another tool) go to the one reader, which reads them.
     @Test(arguments: [
         ("keys in another order", #"{"version": 1, "format": "HTTPVCR", "scenes": []}"#),
         ("no time", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "complete": true}]}"#),
@@ -74,18 +75,14 @@ import HTTPBinTestSupport
         ("a chapter with a fraction",
          #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1.0, "time": 0.0, "complete": true}]}"#),
     ])
-    func declinesOtherLayoutsWhichTheDecoderReads(layout: String, json: String) throws {
+    func declinesOtherLayoutsWhichTheOneReaderReads(layout: String, json: String) throws {
         let bytes = Data(json.utf8)
         #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) == nil, "\(layout)")
-        let decoded = try HTTPVCRFormat.tape(decoding: bytes, asPropertyList: false)
-        guard case let .tape(tape) = decoded else {
-            Issue.record("\(layout): the decoder did not read it: \(decoded)")
-            return
-        }
+        let tape = try HTTPVCRFormat.tape(from: CassetteFile.value(of: bytes, isPropertyList: false))
         #expect(try CassetteFile.decode(bytes, path: "/hand.json").tape == tape, "\(layout)")
     }
 
-    /// Small departures it reads, as the decoder does.
+    /// Small departures it reads, as the one reader does.
     @Test(arguments: [
         ("a time written as a whole number",
          #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 2, "complete": true}]}"#),
@@ -93,15 +90,15 @@ import HTTPBinTestSupport
         ("repeated fields out of order", Self.response(headers: #"{"b": ["1", "2"], "A": "3", "a": ["4", "5"]}"#)),
         ("no whitespace", #"{"format":"HTTPVCR","version":1,"scenes":[{"chapter":1,"time":0.5,"complete":true}]}"#),
     ])
-    func readsSmallDeparturesAsTheDecoderDoes(layout: String, json: String) throws {
+    func readsSmallDeparturesAsTheOneReaderDoes(layout: String, json: String) throws {
         let bytes = Data(json.utf8)
         #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) != nil, "\(layout)")
         #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(layout)")
     }
 
-    /// Two headers in either order come out in the decoder's order: names that differ only in case, one a prefix of
+    /// Two headers in either order come out in the one reader's order: names that differ only in case, one a prefix of
     /// the other, and bytes that sort one way as written and another case-folded (`_` lies between `Z` and `a`).
-    @Test func headerPairsComeOutInTheDecodersOrder() throws {
+    @Test func headerPairsComeOutInTheOneReadersOrder() throws {
         let letters = ["a", "A", "b", "B", "z", "Z", "_", "-", "0"]
         let names = letters + letters.flatMap { first in letters.map { first + $0 } }
         var read = 0
@@ -116,8 +113,8 @@ import HTTPBinTestSupport
     }
 
     /// Strings of random bytes, the specials at every offset of the eight-byte words the reader scans: whatever it
-    /// reads, it reads as the decoder does, and what the decoder refuses it declines.
-    @Test func randomStringsReadAsTheDecoderReadsThem() {
+    /// reads, it reads as the one reader does, and what the one reader refuses it declines.
+    @Test func randomStringsReadAsTheOneReaderReadsThem() {
         let pieces: [[UInt8]] = [
             Array("a".utf8), Array("Z".utf8), Array(" ".utf8), Array("~".utf8), Array("\\\"".utf8), Array("\\n".utf8),
             Array("\\u00e9".utf8), [0x7F], [0x01], [0x1F], Array("é".utf8), Array("🎞".utf8), [0xC3], [0xFF],
@@ -153,20 +150,20 @@ import HTTPBinTestSupport
         #expect(HTTPVCRFormat.looksLikeJSONDocument(Data(json.utf8)) == isOurs, "\(json)")
     }
 
-    /// Times are read exactly as the decoder reads them, on the short way (few digits, no exponent) and the long.
+    /// Times are read exactly as the one reader reads them, on the short way (few digits, no exponent) and the long.
     @Test(arguments: [
         "0.0", "-0.0", "0.1", "0.25", "1234.5678", "12345678901234.5", "123456789012345.6", "0.30000000000000004",
         "0.0000000000000000000001", "0.00000000000000000000001", "2.5e-07", "1E+3", "9007199254740993",
         "0.012345678912345",
     ])
-    func timesReadAsTheDecoderReadsThem(time: String) throws {
+    func timesReadAsTheOneReaderReadsThem(time: String) throws {
         let bytes = Data(#"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": \#(time), "complete": true}]}"#.utf8)
         let fast = try #require(HTTPVCRFormat.tape(readingWrittenLayout: bytes), "\(time)")
         #expect(CassetteFile.writtenLayoutDisagreement(bytes) == nil, "\(time)")
         #expect(fast.scenes.first?.time.bitPattern == Double(time)?.bitPattern, "\(time)")
     }
 
-    /// Bad files are declined, so the decoder names what is wrong, as it always has.
+    /// Bad files are declined, so the one reader names what is wrong, as it always has.
     @Test(arguments: [
         ("truncated", #"{"format": "HTTPVCR", "version": 1, "scenes": [{"chapter": 1, "time": 0.0, "comp"#),
         ("a raw control character", "{\"format\": \"HTTPVCR\", \"version\": 1, \"scenes\": [{\"chapter\": 1, "
@@ -182,7 +179,7 @@ import HTTPBinTestSupport
         ("trailing bytes", #"{"format": "HTTPVCR", "version": 1, "scenes": []} x"#),
         ("version 2", #"{"format": "HTTPVCR", "version": 2, "scenes": []}"#),
     ])
-    func declinesBadFilesSoTheDecoderNamesTheProblem(problem: String, json: String) throws {
+    func declinesBadFilesSoTheOneReaderNamesTheProblem(problem: String, json: String) throws {
         let bytes = Data(json.utf8)
         #expect(HTTPVCRFormat.tape(readingWrittenLayout: bytes) == nil, "\(problem)")
         #expect(throws: VCRError.self, "\(problem)") { try CassetteFile.decode(bytes, path: "/bad.json") }
@@ -197,8 +194,8 @@ import HTTPBinTestSupport
     }
 
     /// Thousands of mutants of our JSON seed: many keep the writer's layout with odd values, many break it. Where
-    /// the fast reader reads one, the decoder reads the same tape.
-    @Test func agreesWithTheDecoderOnMutants() {
+    /// the fast reader reads one, the one reader reads the same tape.
+    @Test func agreesWithTheOneReaderOnMutants() {
         var read = 0
         var mutants = 0
         for index in stride(from: 0, to: 18_000, by: SeedFormat.allCases.count) {

@@ -154,7 +154,7 @@ import Testing
     }
 
     /// Cassettes read by the written-layout reader, whose bodies change layout from one to the next (it writes
-    /// each in the last one's first) and come with any whitespace and escapes: the same tape as the decoder's.
+    /// each in the last one's first) and come with any whitespace and escapes: the same tape as the one reader's.
     @Test func cassettesWithBodiesInChangingLayouts() throws {
         var random = SplitMix64(seed: 7)
         for round in 0..<40 {
@@ -211,7 +211,7 @@ import Testing
 
     /// The reader keeps the last layout name it read: a name written with an escape, another name, or no name
     /// at all are still read as such, and a name that is not one after a good one still sends the file to the
-    /// decoder, which names it.
+    /// one reader, which names it.
     @Test func layoutNamesFromBodyToBody() throws {
         func file(_ layouts: [String?]) -> Data {
             let scenes = layouts.map { layout in
