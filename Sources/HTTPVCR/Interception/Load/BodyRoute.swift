@@ -112,3 +112,12 @@ extension VCRError {
         )
     }
 }
+
+extension VCRError {
+    static func downloadNotWritten(_ file: DownloadFile, _ error: any Error) -> VCRError {
+        VCRError(
+            .unsupportedRequest,
+            "HTTPVCR could not write the downloaded body to \(file.url.path): \(error.localizedDescription)"
+        )
+    }
+}

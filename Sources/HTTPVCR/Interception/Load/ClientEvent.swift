@@ -57,13 +57,6 @@ enum ClientEvent {
 }
 
 extension VCRError {
-    static func downloadNotWritten(_ file: DownloadFile, _ error: any Error) -> VCRError {
-        VCRError(
-            .unsupportedRequest,
-            "HTTPVCR could not write the downloaded body to \(file.url.path): \(error.localizedDescription)"
-        )
-    }
-
     static func unusableResponseURL(_ recorded: RecordedResponse) -> VCRError {
         VCRError(.malformedCassette, "A recorded response has no usable URL: \(recorded.url)")
     }
