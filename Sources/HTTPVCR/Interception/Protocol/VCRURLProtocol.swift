@@ -106,8 +106,13 @@ class VCRURLProtocol: URLProtocol {
     /// `RequestFilter`: `value(forHTTPHeaderField:)` reads them all on each call).
     static func asksToUpgrade(_ request: URLRequest) -> Bool {
         guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return false }
+        // The length first: most names have neither, and it is known without reading the name.
         return fields.keys.contains { name in
-            name.equalsIgnoringASCIICase("Upgrade") || name.equalsIgnoringASCIICase("Sec-WebSocket-Key")
+            switch name.utf8.count {
+            case 7: name.equalsIgnoringASCIICase("Upgrade")
+            case 17: name.equalsIgnoringASCIICase("Sec-WebSocket-Key")
+            default: false
+            }
         }
     }
 
