@@ -70,6 +70,12 @@ enum BridgeWire {
         return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 
+    /// ``origin(of:)`` and ``target(of:)`` of `url`, its text read once.
+    static func originAndTarget(of url: URL) -> (origin: String, target: String)? {
+        if let parts = split(url.absoluteString) { return parts }
+        return origin(of: url).map { ($0, target(of: url)) }
+    }
+
     /// `/path?query` of `url` (the path `/` when it has none).
     static func target(of url: URL) -> String {
         if let (_, target) = split(url.absoluteString) { return target }
@@ -79,9 +85,16 @@ enum BridgeWire {
     }
 
     /// Whether `text` is an origin as ``origin(of:)`` writes one: an http or https scheme, a host, nothing after.
+    /// Read off the bytes: it is asked of every bridged request, and ``split(_:)`` makes two strings.
     static func isOrigin(_ text: String) -> Bool {
-        guard let (origin, target) = split(text) else { return false }
-        return origin == text && target == "/"
+        var text = text
+        return text.withUTF8 { bytes in
+            let authorityStart = bytes.starts(with: "https://".utf8) ? 8 : bytes.starts(with: "http://".utf8) ? 7 : nil
+            guard let authorityStart, authorityStart < bytes.count else { return false }
+            return !bytes[authorityStart...].contains {
+                $0 == Byte.slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@")
+            }
+        }
     }
 
     /// An http(s) URL's text cut after its authority: the origin (scheme lowercased) and the target without the

@@ -40,17 +40,17 @@ package struct WireResponse: Sendable, Equatable {
     package func serialized(closing: Bool, includesBody: Bool = true) -> Data {
         var head: [UInt8] = []
         head.reserveCapacity(256)
-        head.append(contentsOf: "HTTP/1.1 \(status) \(Self.reason(status))\r\n".utf8)
-        for field in fields where !Self.isHopByHop(field.name) {
-            head.append(contentsOf: field.name.utf8)
-            head.append(contentsOf: ": ".utf8)
-            // A CR or LF inside a value would split the response: they become spaces.
-            for byte in field.value.utf8 { head.append(byte == 13 || byte == 10 ? 32 : byte) }
-            head.append(contentsOf: "\r\n".utf8)
-        }
-        head.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
-        if closing { head.append(contentsOf: "Connection: close\r\n".utf8) }
-        head.append(contentsOf: "\r\n".utf8)
+        head.appendUTF8("HTTP/1.1 ")
+        head.appendDecimal(status)
+        head.append(Byte.space)
+        head.appendUTF8(Self.reason(status))
+        head.appendUTF8("\r\n")
+        for field in fields where !Self.isHopByHop(field.name) { head.appendField(field.name, field.value) }
+        head.appendUTF8("Content-Length: ")
+        head.appendDecimal(body.count)
+        head.appendUTF8("\r\n")
+        if closing { head.appendUTF8("Connection: close\r\n") }
+        head.appendUTF8("\r\n")
         // Two appends: Data grows slowly a few bytes at a time.
         var bytes = Data(capacity: head.count + (includesBody ? body.count : 0))
         bytes.append(contentsOf: head)
@@ -58,7 +58,7 @@ package struct WireResponse: Sendable, Equatable {
         return bytes
     }
 
-    static func reason(_ status: Int) -> String {
+    static func reason(_ status: Int) -> StaticString {
         switch status {
         case 200: "OK"
         case 201: "Created"

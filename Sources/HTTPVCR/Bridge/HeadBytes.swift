@@ -1,0 +1,33 @@
+import HTTPVCRCassettes
+
+/// Writing an HTTP head as bytes, piece by piece. Each piece is copied from its storage at once: appending a
+/// `String`'s UTF-8 view goes through the generic path of `append(contentsOf:)`, and string interpolation through
+/// more, which together cost a bridged request's two heads (the launched process's request, the bridge's answer)
+/// a fifth of their writing.
+extension [UInt8] {
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    mutating func appendUTF8(_ text: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `number` (not negative) in decimal digits.
+    mutating func appendDecimal(_ number: Int) {
+        if number >= 10 { appendDecimal(number / 10) }
+        append(Byte.zero + UInt8(number % 10))
+    }
+
+    /// `name: value` and its CRLF. A CR or LF inside the value would end the field and start another: they go as
+    /// spaces.
+    mutating func appendField(_ name: String, _ value: String) {
+        appendUTF8(name)
+        appendUTF8(": ")
+        // Named here: read inside the loop, the constants of `Byte` (another module's) were a call a byte.
+        let (carriageReturn, lineFeed, space) = (Byte.carriageReturn, Byte.lineFeed, Byte.space)
+        for byte in value.utf8 { append(byte == carriageReturn || byte == lineFeed ? space : byte) }
+        appendUTF8("\r\n")
+    }
+}
