@@ -21,8 +21,9 @@ struct BridgeAnswer: Sendable {
 }
 
 /// The launched process's HTTP/1.1 client for its bridge: kept-alive connections to 127.0.0.1, each used by one
-/// exchange at a time on a queue of its own (blocking socket calls never run on Swift's cooperative pool, nor on a
-/// URLSession's queues). It speaks only to ``LoopbackServer``, which frames every answer with Content-Length.
+/// exchange at a time on a queue of its own (blocking socket calls never run on Swift's cooperative pool, and hold a
+/// URLSession's queue a moment at most: ``exchange(_:isHead:timeout:waitingHere:started:_:)``). It speaks only to
+/// ``LoopbackServer``, which frames every answer with Content-Length.
 ///
 /// A second URLSession (libcurl, on corelibs) costs several times as much a round trip on loopback
 /// (Docs/Performance.md, the bridge).
@@ -34,70 +35,103 @@ final class BridgeClient: Sendable {
         self.port = port
     }
 
+    /// How long a recording's request waits for its answer on the thread that sends it (the session's work queue)
+    /// before the connection's queue takes over: a replayed answer comes well within it, and is then told to the
+    /// client from that thread, without two hand-overs between threads (Docs/Performance.md, the bridge). A slower
+    /// one (a recording the bridge forwards to a server) holds the session's queue no longer than this.
+    static let waitHere: TimeInterval = 0.002
+
     /// Sends `bytes` (a whole request) and reads the answer, on a connection's own queue; `done` gets the answer or
-    /// the error, there. `stopped` is told the exchange's socket, so that a cancellation can shut it down.
+    /// the error, there. `started` is told the exchange's socket, so that a cancellation can shut it down.
+    ///
+    /// `waitingHere`: on a kept-alive connection, the request is sent from the calling thread, and its answer
+    /// waited for there that long (`done` is then called there); only then does the connection's queue go on.
+    /// Never in a Swift task: its thread is one of the cooperative pool's few.
     func exchange(
         _ bytes: Data,
         isHead: Bool,
         timeout: TimeInterval,
+        waitingHere: TimeInterval = 0,
         started: @escaping @Sendable (BridgeSocket) -> Void = { _ in },
         _ done: @escaping @Sendable (Result<BridgeAnswer, URLError>) -> Void
     ) {
         let reused = idle.withLock { $0.popLast() }
         let socket = reused ?? BridgeSocket(port: port)
-        socket.queue.async { [self] in
-            started(socket)
-            var used = socket
-            var result = socket.exchange(bytes, isHead: isHead, timeout: timeout)
-            if reused != nil, case let .failure(error) = result, error.code == .networkConnectionLost {
-                // The bridge closed a kept-alive connection meanwhile: once more on a new one.
-                socket.close()
-                used = BridgeSocket(port: port)
-                started(used)
-                result = used.exchange(bytes, isHead: isHead, timeout: timeout)
+        started(socket)
+        let settle: @Sendable (Result<BridgeAnswer, URLError>) -> Void = { [self] result in
+            guard reused != nil, Self.isLostConnection(result) else { return finish(result, on: socket, done) }
+            // The bridge closed a kept-alive connection meanwhile: once more on a new one.
+            socket.close()
+            let fresh = BridgeSocket(port: port)
+            started(fresh)
+            finish(fresh.exchange(bytes, isHead: isHead, timeout: timeout), on: fresh, done)
+        }
+        if reused != nil, waitingHere > 0, Self.mayWaitOnThisThread {
+            switch socket.begin(bytes, isHead: isHead, timeout: timeout, waitingUpTo: waitingHere) {
+            case let .answered(result) where !Self.isLostConnection(result):
+                return finish(result, on: socket, done)
+            case let .answered(result):
+                return socket.queue.async { settle(result) }
+            case .waiting:
+                return socket.queue.async { settle(socket.awaitAnswer()) }
             }
-            // Told before the connection is offered again: whoever may shut it down lets go of it in `done`.
-            done(result)
-            if case .success = result, used.isReusable {
-                idle.withLock { $0.append(used) }
-            } else {
-                used.close()
-            }
+        }
+        socket.queue.async { settle(socket.exchange(bytes, isHead: isHead, timeout: timeout)) }
+    }
+
+    /// Outside every Swift task: this thread is no cooperative pool's.
+    static var mayWaitOnThisThread: Bool { withUnsafeCurrentTask { $0 == nil } }
+
+    private static func isLostConnection(_ result: Result<BridgeAnswer, URLError>) -> Bool {
+        if case let .failure(error) = result { error.code == .networkConnectionLost } else { false }
+    }
+
+    /// Tells `done` the result, then offers the connection again, or closes it.
+    private func finish(
+        _ result: Result<BridgeAnswer, URLError>, on socket: BridgeSocket,
+        _ done: @Sendable (Result<BridgeAnswer, URLError>) -> Void
+    ) {
+        // Told before the connection is offered again: whoever may shut it down lets go of it in `done`.
+        done(result)
+        if case .success = result, socket.isReusable {
+            idle.withLock { $0.append(socket) }
+        } else {
+            socket.close()
         }
     }
 
-    /// ``exchange(_:isHead:timeout:started:_:)`` awaited.
+    /// ``exchange(_:isHead:timeout:waitingHere:started:_:)`` awaited.
     func exchange(_ bytes: Data, isHead: Bool, timeout: TimeInterval) async throws -> BridgeAnswer {
         try await withCheckedThrowingContinuation { continuation in
             exchange(bytes, isHead: isHead, timeout: timeout) { continuation.resume(with: $0) }
         }
     }
 
-    /// The bytes of `request` sent to the bridge: its path and query, its fields (Host and framing set here), the
-    /// token and origin, its body with its length. Written as bytes: building the head as a String and converting
-    /// it cost the launched process a tenth of a bridged request (Docs/Performance.md).
-    static func serialize(_ request: URLRequest, origin: String, token: String, port: UInt16) -> Data {
+    /// The bytes of `request` sent to the bridge: its path and query (`target`, when the caller has it), its fields
+    /// (Host and framing set here), the token and origin, its body with its length. Written as bytes: building the
+    /// head as a String and converting it cost the launched process a tenth of a bridged request
+    /// (Docs/Performance.md).
+    static func serialize(
+        _ request: URLRequest, origin: String, target: String? = nil, token: String, port: UInt16
+    ) -> Data {
         let body = request.httpBody ?? Data()
         var bytes = [UInt8]()
         bytes.reserveCapacity(512 + body.count)
-        bytes += (request.httpMethod ?? "GET").utf8
+        bytes.appendUTF8(request.httpMethod ?? "GET")
         bytes.append(Byte.space)
-        bytes += BridgeWire.target(of: request.url!).utf8
-        bytes += " HTTP/1.1\r\nHost: 127.0.0.1:".utf8
-        bytes += String(port).utf8
-        bytes += "\r\n".utf8
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            if name.equalsIgnoringASCIICase("host") || WireResponse.isHopByHop(name) || BridgeWire.isOwnField(name) {
-                continue
-            }
-            bytes += name.utf8
-            bytes += ": ".utf8
-            // A field value cannot hold CR or LF on the wire.
-            for byte in value.utf8 { bytes.append(byte == Byte.carriageReturn || byte == Byte.lineFeed ? Byte.space : byte) }
-            bytes += "\r\n".utf8
+        bytes.appendUTF8(target ?? BridgeWire.target(of: request.url!))
+        bytes.appendUTF8(" HTTP/1.1\r\nHost: 127.0.0.1:")
+        bytes.appendDecimal(Int(port))
+        bytes.appendUTF8("\r\n")
+        for (name, value) in request.allHTTPHeaderFields ?? [:]
+        where !name.equalsIgnoringASCIICase("host") && !WireResponse.isHopByHop(name) && !BridgeWire.isOwnField(name) {
+            bytes.appendField(name, value)
         }
-        bytes += "\(BridgeWire.tokenField): \(token)\r\n\(BridgeWire.originField): \(origin)\r\n".utf8
-        bytes += "Content-Length: \(body.count)\r\n\r\n".utf8
+        bytes.appendField(BridgeWire.tokenField, token)
+        bytes.appendField(BridgeWire.originField, origin)
+        bytes.appendUTF8("Content-Length: ")
+        bytes.appendDecimal(body.count)
+        bytes.appendUTF8("\r\n\r\n")
         bytes += body
         return Data(bytes)
     }
@@ -129,14 +163,44 @@ final class BridgeSocket: @unchecked Sendable {
         if socket >= 0 { _ = closeDescriptor(socket) }
     }
 
+    /// Where an exchange begun with ``begin(_:isHead:timeout:waitingUpTo:)`` stands.
+    enum Progress {
+        case answered(Result<BridgeAnswer, URLError>)
+        /// Sent, and no answer yet: ``awaitAnswer()`` goes on, on ``queue``.
+        case waiting
+    }
+
+    /// The exchange under way: its deadline, and whether it is a HEAD's (no body follows the head).
+    private var deadline = Date.distantFuture
+    private var isHead = false
+
     /// Writes a request and reads its answer. Runs on ``queue``.
     func exchange(_ bytes: Data, isHead: Bool, timeout: TimeInterval) -> Result<BridgeAnswer, URLError> {
+        if let error = send(bytes, isHead: isHead, timeout: timeout) { return .failure(error) }
+        return awaitAnswer()
+    }
+
+    /// Writes a request and waits for its answer up to `wait`: on the caller's thread, which then leaves the
+    /// connection to ``queue`` (``awaitAnswer()``) when it is still waiting.
+    func begin(_ bytes: Data, isHead: Bool, timeout: TimeInterval, waitingUpTo wait: TimeInterval) -> Progress {
+        if let error = send(bytes, isHead: isHead, timeout: timeout) { return .answered(.failure(error)) }
+        return answer(givingUpAt: min(deadline, Date().addingTimeInterval(wait))).map(Progress.answered) ?? .waiting
+    }
+
+    /// Reads the answer of the request sent last, until the exchange's deadline.
+    func awaitAnswer() -> Result<BridgeAnswer, URLError> {
+        answer(givingUpAt: nil) ?? .failure(URLError(.timedOut))
+    }
+
+    /// Connects if need be and writes the request; an error when that fails.
+    private func send(_ bytes: Data, isHead: Bool, timeout: TimeInterval) -> URLError? {
         isReusable = false
-        let deadline = Date().addingTimeInterval(timeout > 0 ? timeout : 60)
+        self.isHead = isHead
+        deadline = Date().addingTimeInterval(timeout > 0 ? timeout : 60)
         var socket = descriptor.withLock { $0 }
         if socket < 0 {
             socket = Loopback.tcpSocket()
-            guard socket >= 0 else { return .failure(URLError(.cannotConnectToHost)) }
+            guard socket >= 0 else { return URLError(.cannotConnectToHost) }
             var yes: Int32 = 1
             setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             #if canImport(Darwin)
@@ -144,12 +208,18 @@ final class BridgeSocket: @unchecked Sendable {
             #endif
             guard Loopback.connect(socket, port: port) == 0 else {
                 _ = closeDescriptor(socket)
-                return .failure(URLError(.cannotConnectToHost))
+                return URLError(.cannotConnectToHost)
             }
             descriptor.withLock { $0 = socket }
         }
-        guard Loopback.sendAll(bytes, to: socket) else { return .failure(URLError(.networkConnectionLost)) }
+        guard Loopback.sendAll(bytes, to: socket) else { return URLError(.networkConnectionLost) }
         buffer.removeAll(keepingCapacity: true)
+        return nil
+    }
+
+    /// The answer, once it has all arrived; nil when `pause` comes first (the exchange goes on).
+    private func answer(givingUpAt pause: Date?) -> Result<BridgeAnswer, URLError>? {
+        let socket = descriptor.withLock { $0 }
         var headEnd: Int?
         var answer: BridgeAnswer?
         var length = 0
@@ -165,28 +235,32 @@ final class BridgeSocket: @unchecked Sendable {
                 isReusable = whole.field("Connection")?.lowercased() != "close" && buffer.count == headEnd + length
                 return .success(whole)
             }
-            switch read(socket, until: deadline) {
+            switch read(socket, until: deadline, pausingAt: pause) {
             case .failure(let error): return .failure(error)
-            case .success: continue
+            case .success(false): return nil
+            case .success(true): continue
             }
         }
     }
 
 
-    /// Appends what arrives to ``buffer``; an error when the connection ends or the deadline passes.
-    private func read(_ socket: Int32, until deadline: Date) -> Result<Void, URLError> {
+    /// Appends what arrives to ``buffer`` (true); false when `pause` comes first; an error when the connection ends
+    /// or the deadline passes.
+    private func read(_ socket: Int32, until deadline: Date, pausingAt pause: Date?) -> Result<Bool, URLError> {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { return .failure(URLError(.timedOut)) }
+            let wait = pause.map { min(remaining, $0.timeIntervalSinceNow) } ?? remaining
+            if pause != nil, wait <= 0 { return .success(false) }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000).rounded(.up)))
+            let ready = poll(&poller, 1, Int32(min(wait * 1000, 60_000).rounded(.up)))
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 { return .failure(URLError(.networkConnectionLost)) }
             if ready == 0 { continue }
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 buffer.append(contentsOf: chunk[0..<count])
-                return .success(())
+                return .success(true)
             }
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             return .failure(URLError(.networkConnectionLost))
@@ -203,34 +277,59 @@ final class BridgeSocket: @unchecked Sendable {
         return nil
     }
 
-    /// Status line and fields (the body left empty), and the Content-Length. Read as bytes: Foundation's string
-    /// splitting and trimming cost more than the rest of a bridged request in the launched process.
+    /// Status line and fields (the body left empty), and the Content-Length. Read as bytes, in one pass: Foundation's
+    /// string splitting and trimming, then splitting into arrays of lines, cost more than the rest of a bridged
+    /// request in the launched process.
     private static func parseHead(_ head: ArraySlice<UInt8>) -> (answer: BridgeAnswer, length: Int)? {
-        var lines = head.split(separator: 10, omittingEmptySubsequences: true).map { line in
-            line.last == 13 ? line.dropLast() : line
-        }
-        lines.removeAll { $0.isEmpty }
-        guard let statusLine = lines.first else { return nil }
-        let parts = statusLine.split(separator: 32, maxSplits: 2)
-        guard parts.count >= 2, parts[0].starts(with: "HTTP/1.".utf8),
-              let status = Int(String(decoding: parts[1], as: UTF8.self))
-        else { return nil }
-        var fields: [WireField] = []
-        fields.reserveCapacity(lines.count - 1)
-        var length = 0
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: 58) else { return nil }
-            var value = line[(colon + 1)...]
-            while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
-            while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
-            let field = WireField(String(decoding: line[..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
-            if field.name.equalsIgnoringASCIICase("Content-Length") {
-                guard let declared = Int(field.value), declared >= 0 else { return nil }
-                length = declared
+        // Named here: read inside the loops, the constants of `Byte` (another module's) were a call a byte.
+        let (space, tab) = (Byte.space, Byte.tab)
+        return head.withUnsafeBufferPointer { bytes -> (answer: BridgeAnswer, length: Int)? in
+            var status: Int?
+            var fields: [WireField] = []
+            fields.reserveCapacity(8)
+            var length = 0
+            var start = 0
+            while start < bytes.count {
+                let newline = bytes[start...].firstIndex(of: Byte.lineFeed) ?? bytes.count
+                var end = newline
+                if end > start, bytes[end - 1] == Byte.carriageReturn { end -= 1 }
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                start = newline + 1
+                guard !line.isEmpty else { continue }
+                guard status != nil else {
+                    guard let parsed = Self.status(in: line) else { return nil }
+                    status = parsed
+                    continue
+                }
+                guard let colon = line.firstIndex(of: Byte.colon) else { return nil }
+                var valueStart = colon + 1
+                var valueEnd = line.count
+                while valueStart < valueEnd, line[valueStart] == space || line[valueStart] == tab { valueStart += 1 }
+                while valueEnd > valueStart, line[valueEnd - 1] == space || line[valueEnd - 1] == tab { valueEnd -= 1 }
+                let field = WireField(
+                    String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
+                )
+                if field.name.equalsIgnoringASCIICase("Content-Length") {
+                    guard let declared = Int(field.value), declared >= 0 else { return nil }
+                    length = declared
+                }
+                fields.append(field)
             }
-            fields.append(field)
+            guard let status else { return nil }
+            return (BridgeAnswer(status: status, fields: fields, body: Data()), length)
         }
-        return (BridgeAnswer(status: status, fields: fields, body: Data()), length)
+    }
+
+    /// The status of a status line (`HTTP/1.1 200 OK`): its second word, digits only.
+    private static func status(in line: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let space = line.firstIndex(of: Byte.space), line[..<space].starts(with: "HTTP/1.".utf8) else {
+            return nil
+        }
+        let digits = line[(space + 1)...].prefix { $0 != Byte.space }
+        guard (1...3).contains(digits.count), digits.allSatisfy({ (Byte.zero...Byte.nine).contains($0) })
+        else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - Byte.zero) }
     }
 }
 

@@ -18,12 +18,12 @@ extension BridgeConnection {
     }
 
     private func send(_ request: URLRequest, for recording: Recording, hops: Int, exchange: Locked<BridgeSocket?>) {
-        guard let url = request.url, let origin = BridgeWire.origin(of: url) else {
+        guard let url = request.url, let (origin, target) = BridgeWire.originAndTarget(of: url) else {
             return recording.completed(error: URLError(.unsupportedURL))
         }
-        let bytes = BridgeClient.serialize(request, origin: origin, token: token, port: client.port)
+        let bytes = BridgeClient.serialize(request, origin: origin, target: target, token: token, port: client.port)
         client.exchange(
-            bytes, isHead: request.httpMethod == "HEAD", timeout: recording.timeout,
+            bytes, isHead: request.httpMethod == "HEAD", timeout: recording.timeout, waitingHere: BridgeClient.waitHere,
             started: { socket in exchange.withLock { $0 = socket } }
         ) { [self] result in
             exchange.withLock { $0 = nil }
@@ -46,25 +46,26 @@ extension BridgeConnection {
         }
         if hops < LoaderRules.redirectLimit, let proposed = LoaderRules.redirect(from: request, by: response) {
             recording.redirected(response, to: proposed) { [self] next in
-                guard let next else { return deliver(response, answer.body, to: recording) }
+                guard let next else { return deliver(response, of: answer, to: recording) }
                 send(next, for: recording, hops: hops + 1, exchange: exchange)
             }
             return
         }
-        deliver(response, answer.body, to: recording)
+        deliver(response, of: answer, to: recording)
     }
 
-    private func deliver(_ response: HTTPURLResponse, _ body: Data, to recording: Recording) {
-        recording.received(response)
-        if !body.isEmpty { recording.received(body) }
+    private func deliver(_ response: HTTPURLResponse, of answer: BridgeAnswer, to recording: Recording) {
+        recording.received(response, setsCookies: answer.field("Set-Cookie") != nil)
+        if !answer.body.isEmpty { recording.received(answer.body) }
         recording.completed(error: nil)
     }
 
     /// The server's response as the app sees it: its real URL, its fields without the bridge's (a repeated name's
     /// values joined, as `HTTPURLResponse` holds them).
     static func response(of answer: BridgeAnswer, url: URL) -> HTTPURLResponse? {
-        let real = answer.field(BridgeWire.urlField).flatMap(URL.init(string:)) ?? url
-        var fields: [String: String] = [:]
+        // Most answers are on the request's own URL: not parsed again then.
+        let real = answer.field(BridgeWire.urlField).flatMap { $0 == url.absoluteString ? url : URL(string: $0) } ?? url
+        var fields = [String: String](minimumCapacity: answer.fields.count)
         for field in answer.fields where !BridgeWire.isOwnField(field.name) {
             fields[field.name] = fields[field.name].map { $0 + ", " + field.value } ?? field.value
         }

@@ -39,3 +39,89 @@ import Testing
         ]))
     }
 }
+
+/// How the launched process's client waits for its bridge: a quick answer on the thread that sent the request (the
+/// session's work queue: no hand-over to the connection's queue and back), a slow one on the connection's queue.
+@Suite struct BridgeClientWaitingTests {
+    static let request = Data("GET /a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".utf8)
+
+    /// `body` on a thread of its own, outside every Swift task, as the session's work queue is.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
+    @Test func aQuickAnswerIsToldOnTheSendingThreadBeforeTheCallReturns() async throws {
+        let server = try LoopbackServer { _ in WireResponse(status: 200, body: Data("quick".utf8)) }
+        defer { server.stop() }
+        let client = BridgeClient(port: server.port)
+        // The first exchange opens the connection, which the next one reuses.
+        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
+        let (toldBeforeReturning, toldOnSendingThread) = await Self.onThread {
+            let sender = pthread_self()
+            let told = Locked<(Result<BridgeAnswer, URLError>, onSender: Bool)?>(nil)
+            client.exchange(Self.request, isHead: false, timeout: 5, waitingHere: 5) { result in
+                told.withLock { $0 = (result, pthread_equal(pthread_self(), sender) != 0) }
+            }
+            let result = told.withLock { $0 }
+            return (result?.0, result?.onSender ?? false)
+        }
+        #expect(toldOnSendingThread, "not handed to the connection's queue")
+        let answer = try #require(toldBeforeReturning, "told before exchange returned").get()
+        #expect(answer.status == 200)
+        #expect(answer.body == Data("quick".utf8))
+    }
+
+    @Test func aSlowAnswerIsLeftToTheConnectionsQueue() async throws {
+        // The server answers once the test says so, after the call returned: the order holds by construction.
+        let release = DispatchSemaphore(value: 0)
+        let server = try LoopbackServer { wire in
+            if wire.target == "/slow" { release.wait() }
+            return WireResponse(status: 200, body: Data(wire.target.utf8))
+        }
+        defer { server.stop() }
+        let client = BridgeClient(port: server.port)
+        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
+        let slow = Data("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".utf8)
+        let (returnedFirst, result) = await withCheckedContinuation {
+            (finished: CheckedContinuation<(Bool, Result<BridgeAnswer, URLError>), Never>) in
+            Thread {
+                let returned = Locked(false)
+                client.exchange(slow, isHead: false, timeout: 30, waitingHere: 0.01) { result in
+                    finished.resume(returning: (returned.withLock { $0 }, result))
+                }
+                returned.withLock { $0 = true }
+                release.signal()
+            }.start()
+        }
+        #expect(returnedFirst, "the call returned while the answer was still to come")
+        #expect(try result.get().body == Data("/slow".utf8))
+    }
+
+    @Test func aConnectionTheBridgeClosedIsRetriedOnANewOne() async throws {
+        let first = try LoopbackServer { _ in WireResponse(status: 200, body: Data("first".utf8)) }
+        let client = BridgeClient(port: first.port)
+        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
+        // The kept-alive connection is closed under the client; another server takes the port.
+        first.stop()
+        let second = try LoopbackServer(port: first.port) { _ in WireResponse(status: 200, body: Data("second".utf8)) }
+        defer { second.stop() }
+        let result = await Self.onThread {
+            let told = DispatchSemaphore(value: 0)
+            let answer = Locked<Result<BridgeAnswer, URLError>?>(nil)
+            client.exchange(Self.request, isHead: false, timeout: 5, waitingHere: 5) { result in
+                answer.withLock { $0 = result }
+                told.signal()
+            }
+            told.wait()
+            return answer.withLock { $0 }
+        }
+        #expect(try #require(result).get().body == Data("second".utf8))
+    }
+
+    @Test func aSwiftTaskNeverWaitsOnItsThread() async {
+        #expect(!BridgeClient.mayWaitOnThisThread, "a test runs in a task")
+        #expect(await Self.onThread { BridgeClient.mayWaitOnThisThread })
+    }
+}

@@ -85,9 +85,11 @@ final class Recording: @unchecked Sendable {
         }
     }
 
-    func received(_ response: HTTPURLResponse) {
+    /// `setsCookies`: whether it has a `Set-Cookie`, where the caller knows (the bridge, from the fields it read);
+    /// nil: asked of `response`, which costs a copy of its fields.
+    func received(_ response: HTTPURLResponse, setsCookies: Bool? = nil) {
         append(.response(.foundation(response)))
-        part?.send(.response(response, setsCookies: CookieJar.setsCookies(response)))
+        part?.send(.response(response, setsCookies: setsCookies ?? CookieJar.setsCookies(response)))
     }
 
     /// A response with every field as the server sent it, in order: the door's
