@@ -91,9 +91,8 @@ enum BridgeWire {
         return text.withUTF8 { bytes in
             let authorityStart = bytes.starts(with: "https://".utf8) ? 8 : bytes.starts(with: "http://".utf8) ? 7 : nil
             guard let authorityStart, authorityStart < bytes.count else { return false }
-            return !bytes[authorityStart...].contains {
-                $0 == Byte.slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@")
-            }
+            // The path, query, fragment or user info would start here.
+            return !bytes[authorityStart...].contains { "/?#@".utf8.contains($0) }
         }
     }
 
