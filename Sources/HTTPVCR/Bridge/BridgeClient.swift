@@ -22,7 +22,7 @@ struct BridgeAnswer: Sendable {
 
 /// The launched process's HTTP/1.1 client for its bridge: kept-alive connections to 127.0.0.1, each used by one
 /// exchange at a time on a queue of its own (blocking socket calls never run on Swift's cooperative pool, and hold a
-/// URLSession's queue a moment at most: ``exchange(_:isHead:timeout:waitingHere:started:_:)``). It speaks only to
+/// URLSession's queue a moment at most: ``exchange(_:isHead:timeout:waitingHere:using:_:)``). It speaks only to
 /// ``LoopbackServer``, which frames every answer with Content-Length.
 ///
 /// A second URLSession (libcurl, on corelibs) costs several times as much a round trip on loopback
@@ -42,7 +42,8 @@ final class BridgeClient: Sendable {
     static let waitHere: TimeInterval = 0.002
 
     /// Sends `bytes` (a whole request) and reads the answer, on a connection's own queue; `done` gets the answer or
-    /// the error, there. `started` is told the exchange's socket, so that a cancellation can shut it down.
+    /// the error, there. `using` is told the socket the exchange uses, so that a cancellation can shut it down, and
+    /// nil once the exchange is over, before the connection is offered to the next one (and before `done`).
     ///
     /// `waitingHere`: on a kept-alive connection, the request is sent from the calling thread, and its answer
     /// waited for there that long (`done` is then called there); only then does the connection's queue go on.
@@ -52,24 +53,24 @@ final class BridgeClient: Sendable {
         isHead: Bool,
         timeout: TimeInterval,
         waitingHere: TimeInterval = 0,
-        started: @escaping @Sendable (BridgeSocket) -> Void = { _ in },
+        using: @escaping @Sendable (BridgeSocket?) -> Void = { _ in },
         _ done: @escaping @Sendable (Result<BridgeAnswer, URLError>) -> Void
     ) {
         let reused = idle.withLock { $0.popLast() }
         let socket = reused ?? BridgeSocket(port: port)
-        started(socket)
+        using(socket)
         let settle: @Sendable (Result<BridgeAnswer, URLError>) -> Void = { [self] result in
-            guard reused != nil, Self.isLostConnection(result) else { return finish(result, on: socket, done) }
+            guard reused != nil, Self.isLostConnection(result) else { return finish(result, on: socket, using, done) }
             // The bridge closed a kept-alive connection meanwhile: once more on a new one.
             socket.close()
             let fresh = BridgeSocket(port: port)
-            started(fresh)
-            finish(fresh.exchange(bytes, isHead: isHead, timeout: timeout), on: fresh, done)
+            using(fresh)
+            finish(fresh.exchange(bytes, isHead: isHead, timeout: timeout), on: fresh, using, done)
         }
         if reused != nil, waitingHere > 0, Self.mayWaitOnThisThread {
             switch socket.begin(bytes, isHead: isHead, timeout: timeout, waitingUpTo: waitingHere) {
             case let .answered(result) where !Self.isLostConnection(result):
-                return finish(result, on: socket, done)
+                return finish(result, on: socket, using, done)
             case let .answered(result):
                 return socket.queue.async { settle(result) }
             case .waiting:
@@ -86,21 +87,22 @@ final class BridgeClient: Sendable {
         if case let .failure(error) = result { error.code == .networkConnectionLost } else { false }
     }
 
-    /// Tells `done` the result, then offers the connection again, or closes it.
+    /// Offers the connection again (or closes it), then tells `done` the result: whoever `done` wakes finds the
+    /// connection free. A cancellation lets go of it first (`using`), so that it never shuts down the next exchange.
     private func finish(
         _ result: Result<BridgeAnswer, URLError>, on socket: BridgeSocket,
-        _ done: @Sendable (Result<BridgeAnswer, URLError>) -> Void
+        _ using: @Sendable (BridgeSocket?) -> Void, _ done: @Sendable (Result<BridgeAnswer, URLError>) -> Void
     ) {
-        // Told before the connection is offered again: whoever may shut it down lets go of it in `done`.
-        done(result)
+        using(nil)
         if case .success = result, socket.isReusable {
             idle.withLock { $0.append(socket) }
         } else {
             socket.close()
         }
+        done(result)
     }
 
-    /// ``exchange(_:isHead:timeout:waitingHere:started:_:)`` awaited.
+    /// ``exchange(_:isHead:timeout:waitingHere:using:_:)`` awaited.
     func exchange(_ bytes: Data, isHead: Bool, timeout: TimeInterval) async throws -> BridgeAnswer {
         try await withCheckedThrowingContinuation { continuation in
             exchange(bytes, isHead: isHead, timeout: timeout) { continuation.resume(with: $0) }

@@ -24,9 +24,8 @@ extension BridgeConnection {
         let bytes = BridgeClient.serialize(request, origin: origin, target: target, token: token, port: client.port)
         client.exchange(
             bytes, isHead: request.httpMethod == "HEAD", timeout: recording.timeout, waitingHere: BridgeClient.waitHere,
-            started: { socket in exchange.withLock { $0 = socket } }
+            using: { socket in exchange.withLock { $0 = socket } }
         ) { [self] result in
-            exchange.withLock { $0 = nil }
             switch result {
             case let .failure(error):
                 recording.completed(error: URLError(error.code, userInfo: Self.failingURL(url)))

@@ -56,12 +56,13 @@ import Testing
         let server = try LoopbackServer { _ in WireResponse(status: 200, body: Data("quick".utf8)) }
         defer { server.stop() }
         let client = BridgeClient(port: server.port)
-        // The first exchange opens the connection, which the next one reuses.
-        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
+        // The first exchange opens the connection, which the next one reuses: offered again before this one returns.
+        _ = try await client.exchange(Self.request, isHead: false, timeout: 60)
         let (toldBeforeReturning, toldOnSendingThread) = await Self.onThread {
             let sender = pthread_self()
             let told = Locked<(Result<BridgeAnswer, URLError>, onSender: Bool)?>(nil)
-            client.exchange(Self.request, isHead: false, timeout: 5, waitingHere: 5) { result in
+            // A loaded machine may take long to answer: the wait here is generous, and over as soon as it comes.
+            client.exchange(Self.request, isHead: false, timeout: 60, waitingHere: 30) { result in
                 told.withLock { $0 = (result, pthread_equal(pthread_self(), sender) != 0) }
             }
             let result = told.withLock { $0 }
