@@ -52,13 +52,26 @@ import Testing
         }
     }
 
+    /// A server that keeps an idle connection open as long as a loaded machine may take between two exchanges.
+    static func server(port: UInt16 = 0, _ handler: @escaping LoopbackServer.Handler) throws -> LoopbackServer {
+        try LoopbackServer(port: port, readTimeout: 600, handler: handler)
+    }
+
+    /// An exchange waited for on this thread: it leaves its connection free for the next one, which reuses it. Made
+    /// on the same thread as the exchange under test, right before it, so that nothing (a starved cooperative pool)
+    /// comes between them.
+    static func open(_ client: BridgeClient) {
+        let done = DispatchSemaphore(value: 0)
+        client.exchange(request, isHead: false, timeout: 60) { _ in done.signal() }
+        done.wait()
+    }
+
     @Test func aQuickAnswerIsToldOnTheSendingThreadBeforeTheCallReturns() async throws {
-        let server = try LoopbackServer { _ in WireResponse(status: 200, body: Data("quick".utf8)) }
+        let server = try Self.server { _ in WireResponse(status: 200, body: Data("quick".utf8)) }
         defer { server.stop() }
         let client = BridgeClient(port: server.port)
-        // The first exchange opens the connection, which the next one reuses: offered again before this one returns.
-        _ = try await client.exchange(Self.request, isHead: false, timeout: 60)
         let (toldBeforeReturning, toldOnSendingThread) = await Self.onThread {
+            Self.open(client)
             let sender = pthread_self()
             let told = Locked<(Result<BridgeAnswer, URLError>, onSender: Bool)?>(nil)
             // A loaded machine may take long to answer: the wait here is generous, and over as soon as it comes.
@@ -77,19 +90,19 @@ import Testing
     @Test func aSlowAnswerIsLeftToTheConnectionsQueue() async throws {
         // The server answers once the test says so, after the call returned: the order holds by construction.
         let release = DispatchSemaphore(value: 0)
-        let server = try LoopbackServer { wire in
+        let server = try Self.server { wire in
             if wire.target == "/slow" { release.wait() }
             return WireResponse(status: 200, body: Data(wire.target.utf8))
         }
         defer { server.stop() }
         let client = BridgeClient(port: server.port)
-        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
         let slow = Data("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".utf8)
         let (returnedFirst, result) = await withCheckedContinuation {
             (finished: CheckedContinuation<(Bool, Result<BridgeAnswer, URLError>), Never>) in
             Thread {
+                Self.open(client)
                 let returned = Locked(false)
-                client.exchange(slow, isHead: false, timeout: 30, waitingHere: 0.01) { result in
+                client.exchange(slow, isHead: false, timeout: 60, waitingHere: 0.01) { result in
                     finished.resume(returning: (returned.withLock { $0 }, result))
                 }
                 returned.withLock { $0 = true }
@@ -101,23 +114,24 @@ import Testing
     }
 
     @Test func aConnectionTheBridgeClosedIsRetriedOnANewOne() async throws {
-        let first = try LoopbackServer { _ in WireResponse(status: 200, body: Data("first".utf8)) }
+        let first = try Self.server { _ in WireResponse(status: 200, body: Data("first".utf8)) }
         let client = BridgeClient(port: first.port)
-        _ = try await client.exchange(Self.request, isHead: false, timeout: 5)
-        // The kept-alive connection is closed under the client; another server takes the port.
-        first.stop()
-        let second = try LoopbackServer(port: first.port) { _ in WireResponse(status: 200, body: Data("second".utf8)) }
-        defer { second.stop() }
-        let result = await Self.onThread {
+        let (second, result) = await Self.onThread {
+            Self.open(client)
+            // The kept-alive connection is closed under the client; another server takes the port.
+            first.stop()
+            let second = try? Self.server(port: first.port) { _ in WireResponse(status: 200, body: Data("second".utf8)) }
             let told = DispatchSemaphore(value: 0)
             let answer = Locked<Result<BridgeAnswer, URLError>?>(nil)
-            client.exchange(Self.request, isHead: false, timeout: 5, waitingHere: 5) { result in
+            client.exchange(Self.request, isHead: false, timeout: 60, waitingHere: 30) { result in
                 answer.withLock { $0 = result }
                 told.signal()
             }
             told.wait()
-            return answer.withLock { $0 }
+            return (second, answer.withLock { $0 })
         }
+        defer { second?.stop() }
+        #expect(second != nil, "another server took the port")
         #expect(try #require(result).get().body == Data("second".utf8))
     }
 
