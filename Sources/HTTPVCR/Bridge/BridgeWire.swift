@@ -30,15 +30,15 @@ enum BridgeWire {
     static let errorMessageField = "X-VCR-Error-Message"
 
     /// Fields only the bridge uses: never passed on to the cassette, the server or the app.
-    static let ownFields: Set<String> = [
+    static let ownFields = [
         tokenField, originField, urlField, processField, errorDomainField, errorCodeField, errorMessageField,
     ]
-        .reduce(into: []) { $0.insert($1.lowercased()) }
 
-    /// Whether `name` is one of ``ownFields``, without a lowercased copy: they all begin `X-VCR-`.
+    /// Whether `name` is one of ``ownFields``, in any case: they all begin with `X`, and are compared in place (a
+    /// lowercased copy looked up in a set cost a twentieth of the bridge's answer).
     static func isOwnField(_ name: String) -> Bool {
-        name.utf8.count > 6 && name.utf8.prefix(6).elementsEqual("x-vcr-".utf8) { $0 | 0x20 == $1 | 0x20 }
-            && ownFields.contains(name.lowercased())
+        name.utf8.first.map { $0 | 0x20 == UInt8(ascii: "x") } == true
+            && ownFields.contains { name.equalsIgnoringASCIICase($0) }
     }
 
     /// `X-VCR-Error` of a failure that is an `NSError` to rebuild in the app (a `VCRError`, a recorded `URLError`).
@@ -53,12 +53,16 @@ enum BridgeWire {
 
     /// Compares in time that does not depend on where they differ.
     static func tokensMatch(_ presented: String?, _ expected: String) -> Bool {
-        guard let presented else { return false }
-        let left = Array(presented.utf8), right = Array(expected.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+        guard var presented, presented.utf8.count == expected.utf8.count else { return false }
+        var expected = expected
+        // In place: copying both into arrays cost more than comparing them.
+        return presented.withUTF8 { left in
+            expected.withUTF8 { right in
+                var difference: UInt8 = 0
+                for index in left.indices { difference |= left[index] ^ right[index] }
+                return difference == 0
+            }
+        }
     }
 
     /// `scheme://host[:port]` of `url`, as `X-VCR-Bridge-Origin` carries it.
@@ -91,8 +95,9 @@ enum BridgeWire {
         return text.withUTF8 { bytes in
             let authorityStart = bytes.starts(with: "https://".utf8) ? 8 : bytes.starts(with: "http://".utf8) ? 7 : nil
             guard let authorityStart, authorityStart < bytes.count else { return false }
-            // The path, query, fragment or user info would start here.
-            return !bytes[authorityStart...].contains { "/?#@".utf8.contains($0) }
+            // The path, query, fragment or user info would start here. Literals: a string's bytes searched for
+            // each byte cost more than the rest of the check.
+            return !bytes[authorityStart...].contains { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 || $0 == 0x40 }
         }
     }
 

@@ -27,35 +27,39 @@ package struct WireResponse: Sendable, Equatable {
         "content-length",
     ]
 
-    /// Whether `name` is one of ``hopByHopFields``, without a lowercased copy: most names are ruled out by length.
+    /// Whether `name` is one of ``hopByHopFields``, without a lowercased copy: most names are ruled out by length,
+    /// the rest compared with the one or two of theirs.
     package static func isHopByHop(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 2, 7, 10, 14, 16, 17: return hopByHopFields.contains { name.equalsIgnoringASCIICase($0) }
-        default: return false
+        case 2: name.equalsIgnoringASCIICase("te")
+        case 7: name.equalsIgnoringASCIICase("trailer") || name.equalsIgnoringASCIICase("upgrade")
+        case 10: name.equalsIgnoringASCIICase("connection") || name.equalsIgnoringASCIICase("keep-alive")
+        case 14: name.equalsIgnoringASCIICase("content-length")
+        case 16: name.equalsIgnoringASCIICase("proxy-connection")
+        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
+        default: false
         }
     }
 
     /// The bytes on the wire. `includesBody` is false for HEAD (the length is still the body's). Written as bytes:
     /// building the head as a String cost as much as answering the request from the cassette.
     package func serialized(closing: Bool, includesBody: Bool = true) -> Data {
-        var head: [UInt8] = []
-        head.reserveCapacity(256)
-        head.appendUTF8("HTTP/1.1 ")
-        head.appendDecimal(status)
-        head.append(Byte.space)
-        head.appendUTF8(Self.reason(status))
-        head.appendUTF8("\r\n")
-        for field in fields where !Self.isHopByHop(field.name) { head.appendField(field.name, field.value) }
-        head.appendUTF8("Content-Length: ")
-        head.appendDecimal(body.count)
-        head.appendUTF8("\r\n")
-        if closing { head.appendUTF8("Connection: close\r\n") }
-        head.appendUTF8("\r\n")
-        // Two appends: Data grows slowly a few bytes at a time.
-        var bytes = Data(capacity: head.count + (includesBody ? body.count : 0))
-        bytes.append(contentsOf: head)
-        if includesBody { bytes.append(body) }
-        return bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + (includesBody ? body.count : 0))
+        bytes.appendUTF8("HTTP/1.1 ")
+        bytes.appendDecimal(status)
+        bytes.append(Byte.space)
+        bytes.appendUTF8(Self.reason(status))
+        bytes.appendUTF8("\r\n")
+        for field in fields where !Self.isHopByHop(field.name) { bytes.appendField(field.name, field.value) }
+        bytes.appendUTF8("Content-Length: ")
+        bytes.appendDecimal(body.count)
+        bytes.appendUTF8("\r\n")
+        if closing { bytes.appendUTF8("Connection: close\r\n") }
+        bytes.appendUTF8("\r\n")
+        // The body into the same array, then one copy: appending to a `Data` cost more than writing the head.
+        if includesBody { body.withUnsafeBytes { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) } }
+        return Data(bytes)
     }
 
     static func reason(_ status: Int) -> StaticString {

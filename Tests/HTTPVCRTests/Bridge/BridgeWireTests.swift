@@ -31,5 +31,42 @@ import Testing
         #expect(!BridgeWire.isOrigin("https://example.com/"))
         #expect(!BridgeWire.isOrigin("https://example.com/path"))
         #expect(!BridgeWire.isOrigin("ftp://example.com"))
+        #expect(!BridgeWire.isOrigin("https://example.com?q=1"))
+        #expect(!BridgeWire.isOrigin("https://example.com#top"))
+        #expect(!BridgeWire.isOrigin("https://user@example.com"))
+        #expect(!BridgeWire.isOrigin("https://"))
+    }
+
+    @Test func theBridgesOwnFieldsAreKnownInAnyCaseAndNoOthers() {
+        for name in BridgeWire.ownFields {
+            #expect(BridgeWire.isOwnField(name))
+            #expect(BridgeWire.isOwnField(name.lowercased()))
+            #expect(BridgeWire.isOwnField(name.uppercased()))
+        }
+        for name in ["X-VCR-Error", "X-VCR-Bridge-Tokens", "X-Request-Id", "Accept", "", "x", "Y-VCR-Bridge-Token"] {
+            #expect(!BridgeWire.isOwnField(name), "\(name)")
+        }
+    }
+
+    @Test func tokensMatchOnlyWhenEveryByteDoes() {
+        let token = String(repeating: "0123456789abcdef", count: 4)
+        #expect(BridgeWire.tokensMatch(token, token))
+        #expect(!BridgeWire.tokensMatch(nil, token))
+        #expect(!BridgeWire.tokensMatch("", token))
+        #expect(!BridgeWire.tokensMatch(String(token.dropLast()), token))
+        #expect(!BridgeWire.tokensMatch(token + "0", token))
+        #expect(!BridgeWire.tokensMatch(String(token.dropLast()) + "e", token))
+        #expect(!BridgeWire.tokensMatch("1" + token.dropFirst(), token))
+    }
+
+    @Test func theHopByHopFieldsAreKnownInAnyCaseAndNoOthers() {
+        for name in WireResponse.hopByHopFields {
+            #expect(WireResponse.isHopByHop(name))
+            #expect(WireResponse.isHopByHop(name.uppercased()))
+        }
+        for name in ["Content-Type", "Accept", "Host", "Te-", "Trailers", "Upgrade-Insecure-Requests", "Keep-Alivex",
+                     "Proxy-Authorization", "Transfer-Encodinx", ""] {
+            #expect(!WireResponse.isHopByHop(name), "\(name)")
+        }
     }
 }
