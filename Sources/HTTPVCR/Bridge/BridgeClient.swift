@@ -134,7 +134,8 @@ final class BridgeClient: Sendable {
         bytes.appendUTF8("Content-Length: ")
         bytes.appendDecimal(body.count)
         bytes.appendUTF8("\r\n\r\n")
-        bytes += body
+        // Copied at once, and not at all when empty (a GET): `+=` took Data's generic path even then.
+        if !body.isEmpty { body.withUnsafeBytes { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) } }
         return Data(bytes)
     }
 }
@@ -233,7 +234,10 @@ final class BridgeSocket: @unchecked Sendable {
                 length = isHead ? 0 : parsed.length
             }
             if let headEnd, var whole = answer, buffer.count - headEnd >= length {
-                whole.body = Data(buffer[headEnd..<headEnd + length])
+                // From the array's storage: a Data made from an array slice copies it byte by byte.
+                whole.body = buffer.withUnsafeBufferPointer {
+                    Data(buffer: UnsafeBufferPointer(rebasing: $0[headEnd..<headEnd + length]))
+                }
                 isReusable = whole.field("Connection")?.lowercased() != "close" && buffer.count == headEnd + length
                 return .success(whole)
             }

@@ -65,8 +65,11 @@ extension BridgeConnection {
         // Most answers are on the request's own URL: not parsed again then.
         let real = answer.field(BridgeWire.urlField).flatMap { $0 == url.absoluteString ? url : URL(string: $0) } ?? url
         var fields = [String: String](minimumCapacity: answer.fields.count)
+        // One hash a field: a repeated name is rare.
         for field in answer.fields where !BridgeWire.isOwnField(field.name) {
-            fields[field.name] = fields[field.name].map { $0 + ", " + field.value } ?? field.value
+            if let earlier = fields.updateValue(field.value, forKey: field.name) {
+                fields[field.name] = earlier + ", " + field.value
+            }
         }
         return HTTPURLResponse(url: real, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: fields)
     }

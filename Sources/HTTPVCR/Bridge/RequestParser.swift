@@ -45,7 +45,10 @@ package struct RequestParser: Sendable {
         switch framing {
         case let .length(length):
             guard buffer.count - bodyStart >= length else { return nil }
-            body = Data(buffer[bodyStart..<bodyStart + length])
+            // From the array's storage: a Data made from an array slice copies it byte by byte.
+            body = length == 0 ? Data() : buffer.withUnsafeBufferPointer {
+                Data(buffer: UnsafeBufferPointer(rebasing: $0[bodyStart..<bodyStart + length]))
+            }
             end = bodyStart + length
         case .chunked:
             guard let (data, chunkedEnd) = try parseChunked(from: bodyStart) else { return nil }
