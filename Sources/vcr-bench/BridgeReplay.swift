@@ -31,21 +31,27 @@ extension Bench {
         var inProcess = LatencyRows("in-process replay", n: count)
         var bridged = LatencyRows("bridged replay (child process)", n: count)
         var ratio = Row("bridged / in-process, per-request time", n: "\(count)", unit: .ratio)
+        var canned = LatencyRows("bridged, canned answer (no cassette)", n: count)
+        var cannedRatio = Row("bridged canned / in-process (the floor)", n: "\(count)", unit: .ratio)
         progress("bridge: warming up")
         _ = try await replayedHere(requests, session)
         _ = try await replayedOverBridge(count)
+        _ = try await replayedOverCannedBridge(count)
         _ = try await Latencies.timing(wireRequests, direct)
         for run in 1...options.runs {
             progress("bridge: run \(run) of \(options.runs)")
             floor.add(try await Latencies.timing(wireRequests, direct))
             let here = try await replayedHere(requests, session)
             let there = try await replayedOverBridge(count)
+            let floorThere = try await replayedOverCannedBridge(count)
             inProcess.add(here)
             bridged.add(there)
+            canned.add(floorThere)
             ratio.samples.append(there.seconds / here.seconds)
+            cannedRatio.samples.append(floorThere.seconds / here.seconds)
         }
         table.section("bridge: \(count) replayed 512-byte GETs one at a time, momentary; µs per request, lower is better")
-        for row in inProcess.rows + bridged.rows + [ratio] + floor.rows { table.add(row) }
+        for row in inProcess.rows + bridged.rows + [ratio] + canned.rows + [cannedRatio] + floor.rows { table.add(row) }
         ratios["bridge_vs_in_process"] = ratio.median
         ratios["bridge_p99_ms"] = Stats.median(bridged.p99.samples) / 1000
     }
@@ -81,6 +87,27 @@ extension Bench {
         let failures = cassette.takeFailures()
         guard failures.isEmpty, let latencies = Latencies(line: output) else {
             throw BenchFailure("the bridge client failed: \(failures.map(\.message)) \(output.prefix(500))")
+        }
+        return latencies
+    }
+
+    /// Latencies the child process measured against a loopback server that speaks the bridge's side of the wire and
+    /// answers every request at once with the same 512 bytes: no cassette, no request rebuilt, nothing matched. What
+    /// a bridged request costs before the test process answers it (two processes, two sockets, the launched
+    /// process's URLSession), and so the least `bridge_vs_in_process` can be in this design.
+    private func replayedOverCannedBridge(_ count: Int) async throws -> Latencies {
+        let body = Fixtures.body(0)
+        let server = try LoopbackServer { _ in
+            WireResponse(status: 200, fields: [WireField("Content-Type", "application/json")], body: body)
+        }
+        defer { server.stop() }
+        // The names Docs/CrossProcess.md gives; a token as long as a bridge's, as the launched process writes it.
+        let environment = [
+            "HTTPVCR_BRIDGE_URL": server.url.absoluteString, "HTTPVCR_BRIDGE_TOKEN": String(repeating: "0", count: 64),
+        ]
+        let output = try await Self.launch(["--bridge-client", "\(count)"], environment: environment)
+        guard let latencies = Latencies(line: output) else {
+            throw BenchFailure("the canned bridge's client failed: \(output.prefix(500))")
         }
         return latencies
     }
