@@ -18,7 +18,8 @@ extension Bench {
         let requests = (0..<count).map { Fixtures.request(Fixtures.url($0)) }
         let session = makeSession(.vcr)
         defer { session.invalidateAndCancel() }
-        // The transport alone: URLSession to a loopback HTTP server (the bridge's) that answers at once.
+        // The transport alone: URLSession to a loopback HTTP server (the bridge's) that answers at once; the
+        // launched process reaches it as its bridge too, for the floor.
         let body = Fixtures.body(0)
         let server = try LoopbackServer { _ in
             WireResponse(status: 200, fields: [WireField("Content-Type", "application/json")], body: body)
@@ -36,14 +37,14 @@ extension Bench {
         progress("bridge: warming up")
         _ = try await replayedHere(requests, session)
         _ = try await replayedOverBridge(count)
-        _ = try await replayedOverCannedBridge(count)
+        _ = try await replayedOverCannedBridge(count, at: server.url)
         _ = try await Latencies.timing(wireRequests, direct)
         for run in 1...options.runs {
             progress("bridge: run \(run) of \(options.runs)")
             floor.add(try await Latencies.timing(wireRequests, direct))
             let here = try await replayedHere(requests, session)
             let there = try await replayedOverBridge(count)
-            let floorThere = try await replayedOverCannedBridge(count)
+            let floorThere = try await replayedOverCannedBridge(count, at: server.url)
             inProcess.add(here)
             bridged.add(there)
             canned.add(floorThere)
@@ -91,19 +92,14 @@ extension Bench {
         return latencies
     }
 
-    /// Latencies the child process measured against a loopback server that speaks the bridge's side of the wire and
-    /// answers every request at once with the same 512 bytes: no cassette, no request rebuilt, nothing matched. What
-    /// a bridged request costs before the test process answers it (two processes, two sockets, the launched
-    /// process's URLSession), and so the least `bridge_vs_in_process` can be in this design.
-    private func replayedOverCannedBridge(_ count: Int) async throws -> Latencies {
-        let body = Fixtures.body(0)
-        let server = try LoopbackServer { _ in
-            WireResponse(status: 200, fields: [WireField("Content-Type", "application/json")], body: body)
-        }
-        defer { server.stop() }
+    /// Latencies the child process measured with `server` as its bridge: a loopback server that answers every request
+    /// at once with the same 512 bytes, so no cassette, no request rebuilt, nothing matched. What a bridged request
+    /// costs before the test process answers it (two processes, two sockets, the launched process's URLSession),
+    /// and so the least `bridge_vs_in_process` can be in this design.
+    private func replayedOverCannedBridge(_ count: Int, at server: URL) async throws -> Latencies {
         // The names Docs/CrossProcess.md gives; a token as long as a bridge's, as the launched process writes it.
         let environment = [
-            "HTTPVCR_BRIDGE_URL": server.url.absoluteString, "HTTPVCR_BRIDGE_TOKEN": String(repeating: "0", count: 64),
+            "HTTPVCR_BRIDGE_URL": server.absoluteString, "HTTPVCR_BRIDGE_TOKEN": String(repeating: "0", count: 64),
         ]
         let output = try await Self.launch(["--bridge-client", "\(count)"], environment: environment)
         guard let latencies = Latencies(line: output) else {
