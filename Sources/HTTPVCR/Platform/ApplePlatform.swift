@@ -25,14 +25,11 @@ struct ApplePlatform: LoaderPlatform {
 
     var currentQueue: OpaquePointer? { nil }
 
-    func clientQueue(of task: URLSessionTask?) -> any ClientQueue { RunLoopClientQueue() }
-
-    func session(of task: URLSessionTask) -> URLSession? { nil }
-
-    func listener(of task: URLSessionTask, in session: URLSession) -> TaskListener { .none }
-
-    /// Apple's loader hands every client each chunk; downloads are its own (it writes the file).
-    func bodyRoute(for task: URLSessionTask?, listener: TaskListener) -> BodyRoute { .chunks }
+    /// The loader keeps the session to itself (and asks its delegates itself), hands every client each chunk, and
+    /// writes downloads' files itself.
+    func startLoad(of task: URLSessionTask?) -> TaskSurroundings {
+        TaskSurroundings(session: nil, listener: .none, route: .chunks, clientQueue: RunLoopClientQueue())
+    }
 
     /// The shared storage, as other stubbing libraries use (a protocol cannot see its session here).
     func cookieStorage(for protocolInstance: URLProtocol) -> (storage: HTTPCookieStorage, setsCookies: Bool)? {
@@ -53,9 +50,7 @@ struct ApplePlatform: LoaderPlatform {
 
     func setError(_ error: any Error, on task: URLSessionTask) {}
 
-    func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool { false }
-
-    func isLive(_ task: URLSessionTask) -> Bool { task.state.isLive }
+    func isLive(_ task: URLSessionTask?) -> Bool { task?.state.isLive ?? true }
 
     func timeoutIsSet(on request: URLRequest) -> Bool? { nil }
 }

@@ -90,8 +90,27 @@ struct CorelibsPlatform: LoaderPlatform {
 
     var currentQueue: OpaquePointer? { internals.dispatch?.currentQueue() }
 
-    func clientQueue(of task: URLSessionTask?) -> any ClientQueue {
-        DispatchClientQueue(heldBy: task)
+    /// The async caller resumed off the work queue; the client called later on the queue this runs on (the task's
+    /// work queue), which the task holds.
+    func startLoad(of task: URLSessionTask?) -> TaskSurroundings {
+        // Every branch borrows the task: an `if let` would copy it (a retain through its side table).
+        switch task {
+        case let .some(task):
+            resumeCallerOffWorkQueue(task)
+            let session = session(of: task)
+            let listener = switch session {
+            case let .some(session): listener(of: task, in: session)
+            case nil: TaskListener.none
+            }
+            return TaskSurroundings(
+                session: session, listener: listener, route: bodyRoute(for: task, listener: listener),
+                clientQueue: DispatchClientQueue(heldBy: task)
+            )
+        case nil:
+            return TaskSurroundings(
+                session: nil, listener: .none, route: .whole, clientQueue: DispatchClientQueue(heldBy: nil)
+            )
+        }
     }
 
     func session(of task: URLSessionTask) -> URLSession? {
@@ -116,7 +135,7 @@ struct CorelibsPlatform: LoaderPlatform {
 
     /// corelibs keeps only the last `didLoad` for completion handlers and async callers, tells a session data
     /// delegate every one, and tells the delegate passed to an async call none.
-    func bodyRoute(for task: URLSessionTask?, listener: TaskListener) -> BodyRoute {
+    private func bodyRoute(for task: URLSessionTask, listener: TaskListener) -> BodyRoute {
         if task is URLSessionDownloadTask { return .file(DownloadFile()) }
         switch listener {
         case let .sessionDelegate(delegate):
@@ -207,10 +226,9 @@ struct CorelibsPlatform: LoaderPlatform {
     }
 
     /// Clears `_callCompletionHandlerInline`, which `data(for:)` sets before `resume()`: the caller is then resumed
-    /// from the session's delegate queue, as a completion handler is called. Call from `startLoading`, before the
-    /// client is told anything.
-    func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool {
-        internals.taskInlineCompletion?.set(false, in: task) ?? false
+    /// from the session's delegate queue, as a completion handler is called. Before the client is told anything.
+    private func resumeCallerOffWorkQueue(_ task: URLSessionTask) {
+        internals.taskInlineCompletion?.set(false, in: task)
     }
 
     /// `_state` read without the `dispatch_sync` of `state`'s getter (a tenth of what replaying a request costs
@@ -218,9 +236,11 @@ struct CorelibsPlatform: LoaderPlatform {
     /// it could meet is made too (`resume`, `suspend`, `cancel`'s `.canceling`). `.completed` is written on the
     /// delegate queue, but only once the client was told the end, or after `stopLoading`: past both a load
     /// reads nothing.
-    func isLive(_ task: URLSessionTask) -> Bool {
-        guard let taskState = internals.taskState else { return task.state.isLive }
-        return taskState.address(in: task).load(as: URLSessionTask.State.self).isLive
+    func isLive(_ task: URLSessionTask?) -> Bool {
+        // Not unwrapped with `let`: that would copy the task (see ``startLoad(of:)``).
+        guard task != nil else { return true }
+        guard let taskState = internals.taskState else { return task.unsafelyUnwrapped.state.isLive }
+        return taskState.address(in: task.unsafelyUnwrapped).load(as: URLSessionTask.State.self).isLive
     }
 
     /// The default, 60 s, is not "set".

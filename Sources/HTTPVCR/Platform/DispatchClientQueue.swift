@@ -49,10 +49,15 @@ struct DispatchClientQueue: ClientQueue, @unchecked Sendable {
     /// Call from `startLoading`: captures the queue it runs on. corelibs runs `startLoading` on the task's work queue,
     /// which the task holds: `task` keeps it alive for as long as the caller keeps the task (a load does). Without
     /// ``functions``, calls are made where they are.
-    init(heldBy task: URLSessionTask?) {
+    init(heldBy task: borrowing URLSessionTask?) {
         let queue = Self.functions.flatMap { $0.currentQueue() }
         self.queue = queue
-        retained = task == nil ? queue.flatMap { queue in Self.functions.map { Retained(queue, $0) } } : nil
+        // Borrowed: an init's arguments are otherwise handed over retained (for a task, through its side table).
+        let isHeld = switch task {
+        case .some: true
+        case nil: false
+        }
+        retained = isHeld ? nil : queue.flatMap { queue in Self.functions.map { Retained(queue, $0) } }
     }
 
     /// On the captured queue (in `startLoading`, or in a block sent there), or anywhere when none was captured.

@@ -34,18 +34,10 @@ protocol LoaderPlatform: Sendable {
     /// the loader lets it be known.
     var currentQueue: OpaquePointer? { get }
 
-    /// Where the client may be called later, captured in `startLoading`; `task` is the protocol's, which its load
-    /// holds.
-    func clientQueue(of task: URLSessionTask?) -> any ClientQueue
-
-    /// The session a task belongs to: nil where the loader keeps it to itself (and asks its delegates itself).
-    func session(of task: URLSessionTask) -> URLSession?
-
-    /// Who hears of `task`'s events besides the client. Read in `startLoading`.
-    func listener(of task: URLSessionTask, in session: URLSession) -> TaskListener
-
-    /// Where a load's body goes, as the loader's own protocol would send it.
-    func bodyRoute(for task: URLSessionTask?, listener: TaskListener) -> BodyRoute
+    /// Readies the protocol's `task` for its load, in `startLoading` before the client is told anything, and reads
+    /// what the load needs of it (``TaskSurroundings``). One call: each call that hands the task across this seam
+    /// costs it a retain and a release, through the side table a corelibs task has (Docs/Performance.md).
+    func startLoad(of task: URLSessionTask?) -> TaskSurroundings
 
     /// The cookie storage the load's session keeps, and whether it adds cookies to requests; nil when it keeps
     /// none.
@@ -67,17 +59,13 @@ protocol LoaderPlatform: Sendable {
         _ task: URLSessionTask, session: URLSession, response: HTTPURLResponse, _ finish: () -> Void
     )
 
-    /// Whether `task` may still be told of its load: not once it is being cancelled or has completed. Read on the
-    /// queue the client is called on.
-    func isLive(_ task: URLSessionTask) -> Bool
+    /// Whether `task` may still be told of its load: not once it is being cancelled or has completed (nil: no task
+    /// to cancel). Read on the queue the client is called on. Optional so that the load need not unwrap it, a copy
+    /// of the task (``startLoad(of:)``).
+    func isLive(_ task: URLSessionTask?) -> Bool
 
     /// Sets the task's `error`, as the loader's own protocol does before a load fails.
     func setError(_ error: any Error, on task: URLSessionTask)
-
-    /// Has the loader resume an async caller off the queue that ends the task (see ``CallerTask``). Returns
-    /// whether it does.
-    @discardableResult
-    func resumesCallerOffWorkQueue(_ task: URLSessionTask) -> Bool
 
     /// Whether `request.timeoutInterval` was set, and so wins over the session's; nil when that cannot be told.
     func timeoutIsSet(on request: URLRequest) -> Bool?
@@ -86,6 +74,18 @@ protocol LoaderPlatform: Sendable {
 extension URLSessionTask.State {
     /// Neither being cancelled nor completed.
     var isLive: Bool { self != .canceling && self != .completed }
+}
+
+/// What a load reads of its task when it starts (``LoaderPlatform/startLoad(of:)``).
+struct TaskSurroundings {
+    /// The session the task belongs to: nil where the loader keeps it to itself (and asks its delegates itself).
+    var session: URLSession?
+    /// Who hears of the task's events besides the client.
+    var listener: TaskListener
+    /// Where the load's body goes, as the loader's own protocol would send it.
+    var route: BodyRoute
+    /// Where the client may be called later.
+    var clientQueue: any ClientQueue
 }
 
 /// Where a protocol may talk to its client: captured in `startLoading`, where the loader asks for the calls.

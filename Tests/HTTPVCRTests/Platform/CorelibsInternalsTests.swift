@@ -5,8 +5,9 @@ import Testing
 @testable import HTTPVCR
 
 /// `CorelibsPlatform`'s readers against the swift-corelibs-foundation this suite runs on: every internal is found,
-/// and what each reader gives is what the task was made with. The listener is read where HTTPVCR reads it, in a
-/// URL protocol's `startLoading`, on the session's work queue (the registry is kept there).
+/// and what each reader gives is what the task was made with. What a load reads of its task (`startLoad(of:)`) is
+/// read where HTTPVCR reads it, in a URL protocol's `startLoading`, on the session's work queue (the registry is
+/// kept there).
 @Suite struct CorelibsInternalsTests {
     /// Answers at once, after noting the session and listener the platform reads for its task.
     final class Probe: URLProtocol {
@@ -14,6 +15,9 @@ import Testing
             var session: ObjectIdentifier
             var listener: String
             var delegate: ObjectIdentifier?
+            var route: String
+            /// `_callCompletionHandlerInline` before and after `startLoad(of:)`.
+            var resumesInline: (before: Bool?, after: Bool?)
         }
 
         static let seen = Locked([String: Seen]())
@@ -23,18 +27,31 @@ import Testing
 
         override func startLoading() {
             let platform = CorelibsPlatform()
-            if let task, let url = request.url?.absoluteString, let session = platform.session(of: task) {
-                let listener = platform.listener(of: task, in: session)
+            let inline = { (task: URLSessionTask) in
+                CorelibsPlatform.internals.taskInlineCompletion?.value(in: task, as: Bool.self)
+            }
+            if let task, let url = request.url?.absoluteString {
+                let before = inline(task)
+                let surroundings = platform.startLoad(of: task)
+                let (session, listener) = (surroundings.session, surroundings.listener)
                 let name = switch listener {
                 case .none: "none"
                 case .sessionDelegate: "sessionDelegate"
                 case .completionHandler(taskDelegate: nil): "completionHandler"
                 case .completionHandler: "completionHandlerWithTaskDelegate"
                 }
+                let route = switch surroundings.route {
+                case .whole: "whole"
+                case .chunks: "chunks"
+                case .wholeAndChunksToListener: "wholeAndChunksToListener"
+                case .file: "file"
+                }
                 let seen = Seen(
-                    session: ObjectIdentifier(session),
+                    session: session.map(ObjectIdentifier.init) ?? ObjectIdentifier(Probe.self),
                     listener: name,
-                    delegate: listener.delegate.map { ObjectIdentifier($0) }
+                    delegate: listener.delegate.map { ObjectIdentifier($0) },
+                    route: route,
+                    resumesInline: (before, inline(task))
                 )
                 Self.seen.withLock { $0[url] = seen }
             }
@@ -81,6 +98,9 @@ import Testing
         #expect(seen.session == ObjectIdentifier(session))
         #expect(seen.listener == "sessionDelegate")
         #expect(seen.delegate == ObjectIdentifier(delegate))
+        // A session data delegate is told every chunk.
+        #expect(seen.route == "chunks")
+        #expect(seen.resumesInline.before == false && seen.resumesInline.after == false)
     }
 
     @Test func aTaskWithAHandlerIsHeardByTheHandler() throws {
@@ -96,6 +116,8 @@ import Testing
             #expect(seen.session == ObjectIdentifier(session))
             #expect(seen.listener == "completionHandler")
             #expect(seen.delegate == nil)
+            // corelibs keeps only the last `didLoad` for a handler.
+            #expect(seen.route == "whole")
         }
     }
 
@@ -109,9 +131,16 @@ import Testing
             let seen = try #require(Probe.seen.withLock { $0[url.absoluteString] })
             #expect(seen.listener == "completionHandlerWithTaskDelegate")
             #expect(seen.delegate == ObjectIdentifier(taskDelegate))
+            #expect(seen.route == "wholeAndChunksToListener")
+            // `data(for:)` has corelibs resume its caller on the work queue; the load has it resume it off that
+            // queue, as a handler is called (CallerTask: corelibs#5412).
+            #expect(seen.resumesInline.before == true && seen.resumesInline.after == false)
             let plain = Self.url("async-plain")
             _ = try await session.data(for: URLRequest(url: plain))
-            #expect(Probe.seen.withLock { $0[plain.absoluteString]?.listener } == "completionHandler")
+            let plainSeen = try #require(Probe.seen.withLock { $0[plain.absoluteString] })
+            #expect(plainSeen.listener == "completionHandler")
+            #expect(plainSeen.route == "whole")
+            #expect(plainSeen.resumesInline.before == true && plainSeen.resumesInline.after == false)
         }
     }
 }

@@ -27,9 +27,10 @@ struct ListenerCalls: @unchecked Sendable {
     let delegate: any URLSessionTaskDelegate
 
     /// nil when nobody listens.
-    init?(session: URLSession?, task: URLSessionTask?, listener: TaskListener) {
-        // The delegate first: most tasks have none, and then session and task are not retained for nothing.
-        guard let delegate = listener.delegate, let session, let task else { return nil }
+    init?(session: borrowing URLSession?, task: borrowing URLSessionTask?, listener: borrowing TaskListener) {
+        // Borrowed, and the delegate first: most tasks have none, and then session and task are not retained for
+        // nothing (an init's arguments are otherwise handed over retained).
+        guard let delegate = listener.delegate, let session = copy session, let task = copy task else { return nil }
         self.session = session
         self.task = task
         self.delegate = delegate

@@ -89,9 +89,7 @@ extension Load {
     /// have the task finished and unregistered before that, and its cancellation then traps ("a task that is not
     /// in the registry"). Read on the task's queue, where `cancel()` cannot change it meanwhile.
     private var isTaskLive: Bool {
-        // Not `task.map(platform.isLive)`: the closure would take a copy of the platform each time.
-        guard let task else { return true }
-        return platform.isLive(task)
+        platform.isLive(task)
     }
 
     /// The client's protocol and the client, unless the load was stopped or its task is being cancelled.

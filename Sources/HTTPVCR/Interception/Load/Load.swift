@@ -70,17 +70,16 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         _ protocolInstance: VCRURLProtocol, task: URLSessionTask?, platform: any LoaderPlatform, cassette: Cassette?,
         redirectHandling: RedirectHandling, caller: CallerTask?
     ) {
+        let surroundings = platform.startLoad(of: task)
         self.cassette = cassette
-        self.task = task
         self.platform = platform
-        let session = if let task { platform.session(of: task) } else { URLSession?.none }
-        self.session = session
         self.original = protocolInstance.request
-        var listener = TaskListener.none
-        if let task, let session { listener = platform.listener(of: task, in: session) }
-        self.route = platform.bodyRoute(for: task, listener: listener)
-        self.listener = ListenerCalls(session: session, task: task, listener: listener)
-        self.clientQueue = platform.clientQueue(of: task)
+        self.route = surroundings.route
+        self.listener = ListenerCalls(session: surroundings.session, task: task, listener: surroundings.listener)
+        self.clientQueue = surroundings.clientQueue
+        self.session = surroundings.session
+        // Last: moved in, not copied (a task is retained through its side table).
+        self.task = task
         self.redirectHandling = redirectHandling
         self.caller = caller
         // What changes as the load goes on, in the load itself (``LockedObject``): an allocation less a request.

@@ -16,7 +16,7 @@ import FoundationNetworking
 ///
 /// HTTPVCR takes the cycle apart: it has corelibs resume async callers from the session's delegate queue, as it
 /// calls completion handlers, so that ending a task on the work queue never waits for a Swift task's lock
-/// (``LoaderPlatform/resumesCallerOffWorkQueue(_:)``). Where that cannot be done it steps aside instead: before
+/// (``LoaderPlatform/startLoad(of:)``). Where that cannot be done it steps aside instead: before
 /// it ends a task whose caller is cancelled, it gives the work queue up once, so that the waiting cancellation goes
 /// first and ends the task itself (`Load.isTaskLive`). That narrows the window without closing it.
 ///

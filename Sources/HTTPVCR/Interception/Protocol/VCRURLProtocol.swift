@@ -119,11 +119,9 @@ class VCRURLProtocol: URLProtocol {
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override func startLoading() {
-        // Ending the task must not resume an async caller here, on the work queue (see CallerTask).
         let platform = Self.platform
         // Read once: each read is a call into the loader.
         let task = self.task
-        if let task { platform.resumesCallerOffWorkQueue(task) }
         let (attribution, caller, earlier) = CanInitNotes.take(on: platform.currentQueue)
             .map { ($0.attribution, $0.caller, $0.beforeRecordRequest) } ?? (nil, nil, nil)
         let cassette: Cassette?
@@ -133,8 +131,9 @@ class VCRURLProtocol: URLProtocol {
         // Nothing carried (Apple platforms): only a cassette inserted for the process is in use there.
         case nil: cassette = VCR.cassette
         }
+        // Moved into the load, read from it after: each copy of a task is a retain through its side table.
         let load = Load(
-            self, task: task, platform: platform, cassette: cassette,
+            self, task: consume task, platform: platform, cassette: cassette,
             redirectHandling: Self.redirectHandling(for: cassette), caller: caller
         )
         self.load = load
@@ -148,7 +147,7 @@ class VCRURLProtocol: URLProtocol {
         if attribution == nil, cassette == nil, VCR.refusesNetworkWithoutCassette(to: NetworkOrigin(request.url)) {
             return load.tellClient(.fail(VCRError.networkWithoutCassette(Mismatch.describe(request), test: nil)))
         }
-        if task is URLSessionDownloadTask, !platform.servesDownloads {
+        if load.task is URLSessionDownloadTask, !platform.servesDownloads {
             return load.tellClient(.fail(VCRError.downloadsUnsupported(request)))
         }
         if let cassette, load.redirectHandling == .reportToClient,
