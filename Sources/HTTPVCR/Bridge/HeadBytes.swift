@@ -20,18 +20,24 @@ extension [UInt8] {
         append(Byte.zero + UInt8(number % 10))
     }
 
-    /// `name: value` and its CRLF. A CR or LF inside the value would end the field and start another: they go as
-    /// spaces. A value without them (nearly all) is copied at once: appended byte by byte, a 64-byte token cost
-    /// more than the rest of the request's head.
+    /// `name: value` and its CRLF. A CR or LF inside the name or the value would end the field and start another
+    /// (the app's header names are not checked by the loader, a cassette's may be edited by hand): they go as
+    /// spaces.
     mutating func appendField(_ name: String, _ value: String) {
-        appendUTF8(name)
+        appendWithinLine(name)
         appendUTF8(": ")
-        var value = value
-        value.withUTF8 { bytes in
+        appendWithinLine(value)
+        appendUTF8("\r\n")
+    }
+
+    /// `text`, its CR and LF as spaces. Text without them (nearly all) is copied at once: appended byte by byte, a
+    /// 64-byte token cost more than the rest of the request's head.
+    private mutating func appendWithinLine(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
             // Literals: read inside the loops, the constants of `Byte` (another module's) were a call a byte.
             if !bytes.contains(where: { $0 == 13 || $0 == 10 }) { return append(contentsOf: bytes) }
             for byte in bytes { append(byte == 13 || byte == 10 ? 32 : byte) }
         }
-        appendUTF8("\r\n")
     }
 }

@@ -14,6 +14,9 @@ import Testing
         request.setValue("close", forHTTPHeaderField: "Connection")
         request.setValue("forged", forHTTPHeaderField: BridgeWire.tokenField)
         request.setValue("one\r\nX-Injected: two", forHTTPHeaderField: "X-Note")
+        // corelibs checks values, not names.
+        request.setValue("three", forHTTPHeaderField: "X-Name\r\nX-Injected-Name: four\r\nX")
+        try #require(request.value(forHTTPHeaderField: "X-Name\r\nX-Injected-Name: four\r\nX") == "three")
         request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data("héllo".utf8)
 
@@ -25,13 +28,15 @@ import Testing
         let lines = try #require(parts.first).components(separatedBy: "\r\n")
         #expect(lines.first == "POST /v1/items?q=a%20b HTTP/1.1")
         #expect(lines[1] == "Host: 127.0.0.1:4321")
-        #expect(!lines.contains { $0.hasPrefix("X-Injected") }, "a line break in a value starts no field")
+        #expect(!lines.contains { $0.hasPrefix("X-Injected") }, "a line break in a name or value starts no field")
         // corelibs' URLRequest may refuse such a value itself; one it keeps crosses on one line.
         let note = request.value(forHTTPHeaderField: "X-Note").map {
             "X-Note: " + $0.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
         }
         let fields = Set(lines.dropFirst(2))
         #expect(fields == Set([note].compactMap { $0 } + [
+            // corelibs capitalizes each word of a name.
+            "X-Name  X-Injected-Name: Four  X: three",
             "Content-Type: text/plain",
             "\(BridgeWire.tokenField): T0K",
             "\(BridgeWire.originField): https://api.example.com",

@@ -16,6 +16,13 @@ import Testing
         #expect(String(decoding: bytes, as: UTF8.self) == "X-Note: one  Set-Cookie: evil=1 two three\r\n")
     }
 
+    /// corelibs checks a field's value, not its name; a cassette edited by hand may hold any name.
+    @Test func aCROrLFInANameGoesAsASpaceAndStartsNoOtherField() {
+        var bytes: [UInt8] = []
+        bytes.appendField("X-Note\r\nX-VCR-Bridge-Origin: http://elsewhere.test\rX", "kept")
+        #expect(String(decoding: bytes, as: UTF8.self) == "X-Note  X-VCR-Bridge-Origin: http://elsewhere.test X: kept\r\n")
+    }
+
     @Test func aValueBeyondASCIIIsCopiedAsItsUTF8() {
         var bytes: [UInt8] = []
         bytes.appendField("X-Name", "café ☕")
