@@ -5,7 +5,7 @@ import FoundationNetworking
 import HTTPVCRCassettes
 
 /// Where a load's body goes, decided once in `startLoading` from the task and who listens to it, as the loader's own
-/// protocol would send it (``LoaderPlatform/bodyRoute(for:listener:)``).
+/// protocol would send it (``LoaderPlatform/startLoad(of:)``).
 enum BodyRoute {
     /// One `didLoad`, just before the end: corelibs keeps only the last for completion handlers and async callers.
     case whole
