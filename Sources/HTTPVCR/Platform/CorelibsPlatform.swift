@@ -104,11 +104,11 @@ struct CorelibsPlatform: LoaderPlatform {
             }
             return TaskSurroundings(
                 session: session, listener: listener, route: bodyRoute(for: task, listener: listener),
-                clientQueue: DispatchClientQueue(heldBy: task)
+                clientQueue: DispatchClientQueue(heldByTask: true)
             )
         case nil:
             return TaskSurroundings(
-                session: nil, listener: .none, route: .whole, clientQueue: DispatchClientQueue(heldBy: nil)
+                session: nil, listener: .none, route: .whole, clientQueue: DispatchClientQueue(heldByTask: false)
             )
         }
     }

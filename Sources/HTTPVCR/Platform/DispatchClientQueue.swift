@@ -47,17 +47,12 @@ struct DispatchClientQueue: ClientQueue, @unchecked Sendable {
     private let retained: Retained?
 
     /// Call from `startLoading`: captures the queue it runs on. corelibs runs `startLoading` on the task's work queue,
-    /// which the task holds: `task` keeps it alive for as long as the caller keeps the task (a load does). Without
+    /// which the task holds: with `heldByTask`, the caller keeps the task (a load does), and so the queue. Without
     /// ``functions``, calls are made where they are.
-    init(heldBy task: borrowing URLSessionTask?) {
+    init(heldByTask: Bool) {
         let queue = Self.functions.flatMap { $0.currentQueue() }
         self.queue = queue
-        // Borrowed: an init's arguments are otherwise handed over retained (for a task, through its side table).
-        let isHeld = switch task {
-        case .some: true
-        case nil: false
-        }
-        retained = isHeld ? nil : queue.flatMap { queue in Self.functions.map { Retained(queue, $0) } }
+        retained = heldByTask ? nil : queue.flatMap { queue in Self.functions.map { Retained(queue, $0) } }
     }
 
     /// On the captured queue (in `startLoading`, or in a block sent there), or anywhere when none was captured.
