@@ -78,7 +78,6 @@ final class Load: LockedObject<Load.State>, @unchecked Sendable {
         self.listener = ListenerCalls(session: surroundings.session, task: task, listener: surroundings.listener)
         self.clientQueue = surroundings.clientQueue
         self.session = surroundings.session
-        // Last: moved in, not copied (a task is retained through its side table).
         self.task = task
         self.redirectHandling = redirectHandling
         self.caller = caller
